@@ -1,0 +1,99 @@
+"""Dense embedding throughput through fastembed: fp32 export vs int8 ONNX, batch size 32 vs 64.
+
+Run: ``python bench/embed_throughput.py [--texts 256] [--words 200] [--repeats 2] [--threads N]``.
+Texts are synthetic ~200-word passages (about 250 word pieces, so most hit the 256-token limit like real pages).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+from fastembed import TextEmbedding
+
+from drag_core.model_files import (
+    DENSE_MODEL_NAME,
+    ONNX_FILE,
+    default_dense_model_dir,
+    int8_onnx_path,
+    prepare_dense_model,
+    register_dense_model,
+)
+
+_VOCABULARY_TEXT = (
+    "the company reported net revenue of million for fiscal year compared with prior period operating income "
+    "increased decreased primarily due to higher lower costs sales growth margin cash flow from operations "
+    "capital expenditures debt interest expense tax rate earnings per share diluted basic shareholders equity "
+    "total assets liabilities goodwill impairment segment international domestic customers products services "
+    "pricing demand supply chain inflation currency exchange rates risk factors management believes that our "
+    "results may be affected by competition regulation litigation acquisitions restructuring charges dividends "
+    "repurchases quarter annual report statements balance sheet income statement consolidated subsidiaries"
+)
+VOCABULARY = _VOCABULARY_TEXT.split()
+
+
+def make_texts(count: int, words: int, seed: int = 0) -> list[str]:
+    """``count`` deterministic pseudo-financial passages of ``words`` words each."""
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(count):
+        sentences, n = [], 0
+        while n < words:
+            length = min(rng.randint(8, 22), words - n)
+            sentence = " ".join(rng.choice(VOCABULARY) for _ in range(length))
+            sentences.append(sentence.capitalize() + ".")
+            n += length
+        texts.append(" ".join(sentences))
+    return texts
+
+
+def throughput(folder: Path, texts: list[str], batch_size: int, repeats: int, threads: int | None) -> float:
+    """Best texts/s over ``repeats`` runs of embedding all ``texts``."""
+    model = TextEmbedding(model_name=DENSE_MODEL_NAME, specific_model_path=str(folder), threads=threads)
+    list(model.embed(texts[:batch_size], batch_size=batch_size))  # warm-up
+    best = 0.0
+    for _ in range(repeats):
+        started = time.perf_counter()
+        vectors = list(model.embed(texts, batch_size=batch_size))
+        best = max(best, len(vectors) / (time.perf_counter() - started))
+    return best
+
+
+def main() -> None:
+    """Print texts/s for each model and batch size, and the fp32/int8 ratio."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--texts", type=int, default=256)
+    parser.add_argument("--words", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default: ORT's)")
+    args = parser.parse_args()
+
+    fp32 = prepare_dense_model(default_dense_model_dir())
+    register_dense_model()
+    texts = make_texts(args.texts, args.words)
+    print(
+        f"{len(texts)} texts of {args.words} words, cpus={os.cpu_count()}, threads={args.threads or 'default'}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        int8 = Path(tmp) / "int8"
+        shutil.copytree(fp32, int8)
+        shutil.copyfile(int8_onnx_path(), int8 / ONNX_FILE)
+        for batch_size in (32, 64):
+            rates = {}
+            for label, folder in (("fp32", fp32), ("int8", int8)):
+                rates[label] = throughput(folder, texts, batch_size, args.repeats, args.threads)
+                print(f"batch_size={batch_size:3d} {label}: {rates[label]:6.1f} texts/s")
+            print(f"batch_size={batch_size:3d} fp32/int8 ratio: {rates['fp32'] / rates['int8']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,7 @@
+"""Entry point of ``python -m drag_core``."""
+
+import sys
+
+from drag_core.cli import main
+
+sys.exit(main())

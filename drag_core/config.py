@@ -1,0 +1,94 @@
+"""Settings from the environment (or from a mapping the app builds from Streamlit secrets).
+
+Every variable is listed in ``ENV_VARS`` with its meaning; the README's configuration table is built from it.
+Secrets (API keys) are kept out of ``repr`` and never logged.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from drag_core.fusion import DEFAULT_RRF_K
+
+DEFAULT_STORE = "./data/qdrant"
+DEFAULT_DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
+
+ENV_VARS: dict[str, str] = {
+    "DRAG_STORE": f"embedded Qdrant folder (default `{DEFAULT_STORE}`; `:memory:` for a throw-away index)",
+    "QDRANT_URL": "a Qdrant server or cluster (e.g. `http://localhost:6333`); overrides DRAG_STORE",
+    "QDRANT_API_KEY": "API key for QDRANT_URL (secret)",
+    "DRAG_COLLECTION": "collection name (default `drag_nodes`)",
+    "DRAG_MODEL_DIR": "folder with the offline models (default `./models`, built by `python -m drag_core.setup_models`)",
+    "DRAG_DENSE_MODEL": f"dense fastembed model (default `{DEFAULT_DENSE_MODEL}`, loaded offline from DRAG_MODEL_DIR; "
+    "any other fastembed name is downloaded the usual way)",
+    "DRAG_SPARSE_MODEL": f"sparse fastembed model (default `{DEFAULT_SPARSE_MODEL}`, offline)",
+    "DRAG_CACHE": "description cache file (default `<store>/../description-cache.sqlite`)",
+    "DRAG_RRF_K": f"classic RRF constant k in 1/(k + rank) (default {DEFAULT_RRF_K})",
+    "DRAG_LLM_BASE_URL": "OpenAI-compatible endpoint (falls back to OPENAI_BASE_URL); unset = offline summariser",
+    "DRAG_LLM_MODEL": "model name at that endpoint",
+    "DRAG_LLM_API_KEY": "API key (falls back to OPENAI_API_KEY; secret)",
+    "DRAG_LLM_TIMEOUT": "seconds per LLM request (default 60)",
+    "DRAG_LLM_CONCURRENCY": "parallel LLM requests during ingestion (default 4)",
+    "DRAG_MAX_FILE_MB": "largest file accepted (default 200)",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the index lives and which models build it.
+
+    Attributes:
+        store: embedded Qdrant folder, or ``:memory:``.
+        qdrant_url: Qdrant server URL; when set, ``store`` is not used.
+        qdrant_api_key: key for the server (hidden from ``repr``).
+        collection: Qdrant collection name.
+        model_dir: folder of the offline models.
+        dense_model: dense fastembed model name.
+        sparse_model: sparse fastembed model name.
+        cache_path: SQLite file of cached descriptions (None: no cache).
+        rrf_k: default classic RRF constant.
+        max_file_bytes: largest file accepted.
+    """
+
+    store: str = DEFAULT_STORE
+    qdrant_url: str | None = None
+    qdrant_api_key: str | None = field(default=None, repr=False)
+    collection: str = "drag_nodes"
+    model_dir: Path = Path("./models")
+    dense_model: str = DEFAULT_DENSE_MODEL
+    sparse_model: str = DEFAULT_SPARSE_MODEL
+    cache_path: Path | None = None
+    rrf_k: int = DEFAULT_RRF_K
+    max_file_bytes: int = 200 * 1024 * 1024
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """Settings from environment variables; keyword overrides win (e.g. ``store=`` from ``--store``)."""
+        env = os.environ if env is None else env
+        store = str(overrides.pop("store", None) or env.get("DRAG_STORE") or DEFAULT_STORE)
+        cache = env.get("DRAG_CACHE")
+        values: dict[str, object] = {
+            "store": store,
+            "qdrant_url": env.get("QDRANT_URL") or None,
+            "qdrant_api_key": env.get("QDRANT_API_KEY") or None,
+            "collection": env.get("DRAG_COLLECTION") or "drag_nodes",
+            "model_dir": Path(env.get("DRAG_MODEL_DIR") or "./models"),
+            "dense_model": env.get("DRAG_DENSE_MODEL") or DEFAULT_DENSE_MODEL,
+            "sparse_model": env.get("DRAG_SPARSE_MODEL") or DEFAULT_SPARSE_MODEL,
+            "cache_path": Path(cache) if cache else default_cache_path(store),
+            "rrf_k": int(env.get("DRAG_RRF_K") or DEFAULT_RRF_K),
+            "max_file_bytes": int(float(env.get("DRAG_MAX_FILE_MB") or 200) * 1024 * 1024),
+        }
+        values.update(overrides)
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def default_cache_path(store: str) -> Path | None:
+    """The description cache sits beside an embedded store; a throw-away store gets no cache file."""
+    if store == ":memory:":
+        return None
+    return Path(store).parent / "description-cache.sqlite"

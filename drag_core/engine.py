@@ -1,0 +1,206 @@
+"""``Engine``: the public face of the core — ingest files, search, list, inspect and remove documents.
+
+Usable without Streamlit::
+
+    from drag_core import Engine, SearchParams
+    engine = Engine.from_env()
+    engine.ingest_paths(["manual.pdf"])
+    result = engine.search("how do I read a CSV file?", "adaptive", SearchParams(sensitivity=1.0))
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from drag_core.config import Settings
+from drag_core.describe.base import Summarizer
+from drag_core.describe.cache import DescriptionCache
+from drag_core.describe.describer import Describer
+from drag_core.embeddings import Embedder
+from drag_core.ingest import Ingestor, IngestReport, ProgressCallback, ProgressEvent, failed
+from drag_core.loading import LoadedDocument, load_bytes, load_path
+from drag_core.search import STRATEGIES, SearchContext, SearchParams, SearchResult
+from drag_core.store import QueryVectors, Store, open_client
+from drag_core.types import Node
+from drag_core.vector_text import VectorPolicy
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """One indexed document, read from its root.
+
+    Attributes:
+        file_name, doc_id: which document and which version.
+        pages, empty_pages, nodes: its size.
+        levels: tree height (leaves are level 0).
+        fallbacks: nodes whose LLM description fell back to the offline summariser.
+        root_id: the root's point id.
+    """
+
+    file_name: str
+    doc_id: str
+    pages: int
+    empty_pages: int
+    nodes: int
+    levels: int
+    fallbacks: int
+    root_id: int
+
+
+def default_summarizer(env: Mapping[str, str] | None = None) -> Summarizer:
+    """The OpenAI-compatible summariser when an endpoint is configured, else the offline extractive one."""
+    from drag_core.describe.extractive import ExtractiveSummarizer
+    from drag_core.llm import LLMConfig
+
+    config = LLMConfig.from_env() if env is None else LLMConfig.from_env(env)
+    if config is None:
+        return ExtractiveSummarizer()
+    from drag_core.describe.openai_llm import OpenAISummarizer
+
+    return OpenAISummarizer(config, fallback=ExtractiveSummarizer())
+
+
+class Engine:
+    """Documents → summary tree in Qdrant → branch, beam and adaptive-knee search.
+
+    Attributes:
+        settings: where the index lives and which models build it.
+        store: the Qdrant store.
+        embedder: dense + sparse embedder.
+        summarizer: describes pages and groups.
+        policy: which text each vector sees.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        summarizer: Summarizer | None = None,
+        embedder: Embedder | None = None,
+        policy: VectorPolicy | None = None,
+        store: Store | None = None,
+    ) -> None:
+        self.settings = settings
+        self.embedder = embedder or Embedder(settings.model_dir, settings.dense_model, settings.sparse_model)
+        self.store = store or Store(open_client(settings), settings.collection)
+        self.summarizer = summarizer or default_summarizer()
+        self.policy = policy or VectorPolicy()
+        self.cache = DescriptionCache(settings.cache_path)
+        self.store.ensure_collection(self.embedder.dim)
+        self.store.recover()
+        self._ingestor = Ingestor(self.store, self.embedder, Describer(self.summarizer, self.cache), self.policy)
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Engine:
+        return cls(Settings.from_env(**overrides))
+
+    # -- ingestion -------------------------------------------------------------------------------------
+    def ingest_paths(self, paths: Iterable[Path | str], progress: ProgressCallback | None = None) -> list[IngestReport]:
+        """Ingest files from disk; a file that fails gets a report with its reason, the others go on."""
+        reports = []
+        for path in map(Path, paths):
+            reports.append(self._ingest(path.name, lambda p=path: load_path(p, self.settings.max_file_bytes), progress))
+        return reports
+
+    def ingest_bytes(self, name: str, data: bytes, progress: ProgressCallback | None = None) -> IngestReport:
+        """Ingest an uploaded file."""
+        return self._ingest(name, lambda: load_bytes(name, data, self.settings.max_file_bytes), progress)
+
+    def _ingest(self, name: str, load: callable, progress: ProgressCallback | None) -> IngestReport:
+        started = time.perf_counter()
+        try:
+            if progress:
+                progress(ProgressEvent(name, "pages", 0, 1))
+            document: LoadedDocument = load()
+            if progress:
+                progress(ProgressEvent(document.file_name, "pages", len(document.pages), len(document.pages)))
+            report = self._ingestor.ingest(document, progress)
+            report.stage_seconds["pages"] = time.perf_counter() - started - sum(report.stage_seconds.values())
+        except Exception as error:  # one bad file never stops the batch; the store is left as it was
+            log.warning("ingest of %s failed: %s", name, error)
+            self._discard_partial(name)
+            report = failed(name, error)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _discard_partial(self, name: str) -> None:
+        try:
+            self.store.recover()
+        except Exception as error:
+            log.warning("could not clean up after %s: %s", name, error)
+
+    # -- documents -------------------------------------------------------------------------------------
+    def documents(self) -> list[DocumentInfo]:
+        """Every complete document in the index, by file name."""
+        infos = [
+            DocumentInfo(
+                file_name=r.file_name,
+                doc_id=r.doc_id,
+                pages=int(r.extra.get("pages", r.page_end)),
+                empty_pages=int(r.extra.get("empty_pages", 0)),
+                nodes=int(r.extra.get("nodes", 0)),
+                levels=r.level + 1,
+                fallbacks=int(r.extra.get("fallbacks", 0)),
+                root_id=r.id,
+            )
+            for r in self.store.roots()
+        ]
+        return sorted(infos, key=lambda d: d.file_name.lower())
+
+    def tree(self, file_name: str, with_text: bool = False) -> list[Node]:
+        """All nodes of a document's tree (leaves first). Raises KeyError for an unknown file."""
+        return self.store.nodes_of(self._document(file_name).doc_id, with_text=with_text)
+
+    def remove(self, file_name: str) -> int:
+        """Remove a document and every one of its nodes; returns how many nodes were removed."""
+        info = self._document(file_name)
+        self.store.delete_document(info.doc_id)
+        return info.nodes
+
+    def _document(self, file_name: str) -> DocumentInfo:
+        for info in self.documents():
+            if info.file_name == file_name:
+                return info
+        raise KeyError(f"no document named {file_name!r} in the index")
+
+    # -- search ----------------------------------------------------------------------------------------
+    def embed_query(self, query: str) -> QueryVectors:
+        dense, sparse = self.embedder.query(query)
+        return QueryVectors(dense=dense, sparse=sparse)
+
+    def search(
+        self,
+        query: str,
+        strategy: str = "adaptive",
+        params: SearchParams | None = None,
+        vectors: QueryVectors | None = None,
+    ) -> SearchResult:
+        """Run one strategy; ``vectors`` lets callers embed a query once for several strategies."""
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+        if not query.strip():
+            raise ValueError("the query is empty")
+        params = params or SearchParams(rrf_k=self.settings.rrf_k)
+        started = time.perf_counter()
+        trips = self.store.round_trips
+        vectors = vectors or self.embed_query(query)
+        final, steps = STRATEGIES[strategy].run(SearchContext(self.store, vectors, params))
+        nodes = self.store.get(c.id for c in final)
+        return SearchResult(
+            strategy=strategy,
+            query=query,
+            nodes=nodes,
+            scores={c.id: c.fused for c in final},
+            trace=steps,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            round_trips=self.store.round_trips - trips,
+            params=params,
+        )
+
+    def close(self) -> None:
+        self.store.client.close()

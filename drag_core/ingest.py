@@ -1,0 +1,177 @@
+"""The ingest pipeline, one way: load → describe → tree → embed → store.
+
+One bad file never spoils the others: each file either ends in the index whole, or not at all, with a
+one-line reason in its report.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from drag_core.describe.describer import Describer
+from drag_core.embeddings import Embedder
+from drag_core.loading import LoadedDocument, LoadError
+from drag_core.store import Store
+from drag_core.tree import build_tree
+from drag_core.types import Node
+from drag_core.vector_text import VectorPolicy, dense_vectors, sparse_texts
+
+log = logging.getLogger(__name__)
+
+STAGES = ("pages", "summaries", "tree", "vectors", "store")
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """Progress of one file through one stage.
+
+    Attributes:
+        file_name: the file being ingested.
+        stage: one of ``STAGES``.
+        done: units finished in this stage.
+        total: units in this stage.
+    """
+
+    file_name: str
+    stage: str
+    done: int
+    total: int
+
+
+ProgressCallback = Callable[[ProgressEvent], None]
+
+
+@dataclass
+class IngestReport:
+    """What happened to one file.
+
+    Attributes:
+        file_name: the file (cleaned name).
+        status: ``indexed``, ``replaced`` (an older version was replaced), ``unchanged`` or ``failed``.
+        reason: one-line reason when failed.
+        pages: pages found.
+        empty_pages: pages with no extractable text.
+        nodes: tree nodes written.
+        seconds: wall time for the file.
+        stage_seconds: wall time per stage.
+        fallbacks: nodes whose LLM description fell back to the offline summariser.
+        doc_id: content hash of the document version.
+    """
+
+    file_name: str
+    status: str
+    reason: str = ""
+    pages: int = 0
+    empty_pages: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    fallbacks: int = 0
+    doc_id: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "failed"
+
+    def line(self) -> str:
+        """The one-line summary shown to people."""
+        if not self.ok:
+            return f"{self.file_name}: FAILED — {self.reason}"
+        if self.status == "unchanged":
+            return f"{self.file_name}: unchanged, already indexed ({self.pages} pages, {self.nodes} nodes)"
+        fallback = f", {self.fallbacks} LLM fallbacks" if self.fallbacks else ""
+        return (
+            f"{self.file_name}: {self.status} — {self.pages} pages, {self.nodes} nodes, "
+            f"{self.empty_pages} empty pages{fallback}, {self.seconds:.1f} s"
+        )
+
+
+class Ingestor:
+    """Runs the pipeline for loaded documents against one store.
+
+    Attributes:
+        store, embedder, describer, policy: the parts it wires together.
+    """
+
+    def __init__(self, store: Store, embedder: Embedder, describer: Describer, policy: VectorPolicy) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.describer = describer
+        self.policy = policy
+
+    def ingest(self, document: LoadedDocument, progress: ProgressCallback | None = None) -> IngestReport:
+        """Index one loaded document, replacing an older version of the same file."""
+        started = time.perf_counter()
+        report = IngestReport(
+            document.file_name, "indexed", pages=len(document.pages), empty_pages=document.empty_pages,
+            doc_id=document.doc_id,
+        )
+        previous = [root for root in self.store.roots() if root.file_name == document.file_name]
+        same = next((root for root in previous if root.doc_id == document.doc_id), None)
+        if same is not None and same.extra.get("vector_policy") == self.policy.identity:
+            report.status, report.nodes = "unchanged", int(same.extra.get("nodes", 0))
+            return report
+
+        def stage(name: str) -> Callable[[int, int], None]:
+            return lambda done, total: progress(ProgressEvent(document.file_name, name, done, total)) if progress else None
+
+        timer = _StageTimer(report)
+        with timer("summaries"):
+            pages = self.describer.pages([p.text for p in document.pages], stage("summaries"))
+        with timer("tree"):
+            nodes = build_tree(document, pages, lambda groups: self.describer.groups(groups, stage("tree")))
+        report.nodes = len(nodes)
+        report.fallbacks = sum(1 for n in nodes if n.fallback_reason)
+        with timer("vectors"):
+            stage("vectors")(0, len(nodes))
+            dense = dense_vectors(nodes, self.policy, self.embedder.dense)
+            sparse = self.embedder.sparse(sparse_texts(nodes, self.policy))
+            stage("vectors")(len(nodes), len(nodes))
+        _describe_root(nodes[-1], report, self.policy)
+        with timer("store"):
+            stage("store")(0, len(nodes))
+            if same is not None:  # same content built another way: its point ids are ours, so clear it first
+                self.store.delete_document(same.doc_id)
+            self.store.write_document(nodes, dense, sparse)
+            for old in previous:
+                if old.doc_id != document.doc_id:
+                    self.store.delete_document(old.doc_id)
+            stage("store")(len(nodes), len(nodes))
+        report.status = "replaced" if previous else "indexed"
+        report.seconds = time.perf_counter() - started
+        return report
+
+
+def _describe_root(root: Node, report: IngestReport, policy: VectorPolicy) -> None:
+    root.extra = {
+        "pages": report.pages,
+        "empty_pages": report.empty_pages,
+        "nodes": report.nodes,
+        "fallbacks": report.fallbacks,
+        "vector_policy": policy.identity,
+        "ingested_at": time.time(),
+    }
+
+
+class _StageTimer:
+    def __init__(self, report: IngestReport) -> None:
+        self.report = report
+
+    def __call__(self, name: str) -> _StageTimer:
+        self._name = name
+        return self
+
+    def __enter__(self) -> None:
+        self._started = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.report.stage_seconds[self._name] = time.perf_counter() - self._started
+
+
+def failed(file_name: str, error: Exception) -> IngestReport:
+    """The report of a file that could not be ingested."""
+    reason = str(error) if isinstance(error, LoadError) else f"{type(error).__name__}: {str(error)[:200]}"
+    return IngestReport(file_name, "failed", reason=reason.splitlines()[0] if reason else type(error).__name__)

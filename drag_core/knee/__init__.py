@@ -1,0 +1,81 @@
+"""Knee detection: where to cut a ranking of tree nodes.
+
+A ranking is a sequence of scores sorted descending (fused RRF scores or dense cosine scores, best first).
+:func:`find_knee` validates it, asks a detector for the knee index and turns that into how many leading
+items to keep (the knee item itself is kept), clamped to ``[min_keep, max_keep]`` and to the ranking length.
+
+Methods (see ``docs/knee.md``):
+    ``kneedle``: Satopää et al. 2011, offline; agrees with ``kneed.KneeLocator`` (convex, decreasing).
+    ``chord``: point farthest below the line joining the first and last points.
+    ``gap``: item just before the largest drop between consecutive scores.
+
+Adding a detector:
+    1. Create ``drag_core/knee/<name>.py`` exposing ``detect(scores: np.ndarray, sensitivity: float) ->
+       int | None``. It receives a validated, non-increasing float array with at least one element and
+       returns the 0-based index of the knee in it, or ``None`` when there is no knee. Document what the
+       sensitivity means and which direction keeps more items.
+    2. Add one line ``"<name>": <name>.detect,`` to ``DETECTORS`` below. ``KNEE_METHODS`` follows from it.
+
+Attributes:
+    DETECTORS: registry mapping a method name to its ``detect`` function.
+    KNEE_METHODS: the registered method names, in registry order (``("kneedle", "chord", "gap")``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from drag_core.knee import chord, gap, kneedle
+from drag_core.knee.base import Detector, KneeResult, check_limits, check_sensitivity, cut, prepare_scores
+
+DETECTORS: dict[str, Detector] = {
+    "kneedle": kneedle.detect,
+    "chord": chord.detect,
+    "gap": gap.detect,
+}
+
+KNEE_METHODS: tuple[str, ...] = tuple(DETECTORS)
+
+
+def find_knee(
+    scores: Sequence[float] | np.ndarray,
+    method: str = "kneedle",
+    sensitivity: float = 1.0,
+    min_keep: int = 1,
+    max_keep: int | None = None,
+) -> KneeResult:
+    """Find the knee of a descending ranking and decide how many leading items to keep.
+
+    Args:
+        scores: scores sorted descending (best first); tiny float-noise increases are tolerated.
+        method: one of ``KNEE_METHODS``.
+        sensitivity: detector-specific ``S >= 0`` (see the detector's module).
+        min_keep: keep at least this many items (when the ranking has that many).
+        max_keep: keep at most this many items; ``None`` for no limit.
+
+    Returns:
+        A :class:`KneeResult`. Without a knee every item is kept (clamped by ``max_keep``); an empty
+        ranking gives ``keep=0``.
+
+    Raises:
+        ValueError: unknown method, ``min_keep < 0``, ``max_keep < min_keep``, negative or non-finite
+            sensitivity, NaN or infinite scores, scores not one-dimensional or not sorted descending.
+    """
+    detector = DETECTORS.get(method)
+    if detector is None:
+        raise ValueError(f"unknown knee method {method!r}; expected one of {KNEE_METHODS}")
+    check_limits(min_keep, max_keep)
+    check_sensitivity(sensitivity)
+    array = prepare_scores(scores)
+    knee_index = detector(array, float(sensitivity)) if array.size else None
+    return KneeResult(
+        keep=cut(knee_index, array.size, min_keep, max_keep),
+        knee_index=knee_index,
+        method=method,
+        sensitivity=sensitivity,
+    )
+
+
+__all__ = ["DETECTORS", "KNEE_METHODS", "KneeResult", "find_knee"]

@@ -1,0 +1,42 @@
+"""Largest-gap (cliff) knee detector.
+
+The gaps of a descending ranking are ``g[i] = scores[i] - scores[i + 1]``. The knee is the item just before
+the largest gap, so the items above the cliff are kept; it only counts when that gap clearly stands out
+from the others.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Relative tolerance (times the score range) below which a gap's excess is float noise.
+TOLERANCE = 1e-9
+
+
+def detect(scores: np.ndarray, sensitivity: float) -> int | None:
+    """Index just before the largest gap, or ``None`` when no gap stands out.
+
+    With ``g`` the largest gap (the first one if several tie) and ``m`` the mean of all other gaps, the
+    knee is declared when ``g - m > S * m`` (beyond float noise): the cliff must exceed a typical gap by at
+    least ``S`` typical gaps. ``S = 0`` accepts any largest gap that is strictly larger than the mean of
+    the others; ``S = 1`` needs at least twice that mean. Higher ``S`` is stricter, so it finds a knee
+    less often and, as "no knee" keeps everything, keeps as many items or more; the knee position itself
+    never depends on ``S``. Equal gaps (a linear or flat ranking) and rankings with fewer than three
+    points have no knee.
+
+    Args:
+        scores: descending scores, length >= 1.
+        sensitivity: ``S >= 0``.
+
+    Returns:
+        The 0-based index of the knee in ``scores``, or ``None``.
+    """
+    if scores.size < 3:
+        return None
+    gaps = scores[:-1] - scores[1:]
+    largest = int(np.argmax(gaps))
+    others = np.delete(gaps, largest).mean()
+    noise = TOLERANCE * float(scores[0] - scores[-1])
+    if gaps[largest] - others - sensitivity * others > noise:
+        return largest
+    return None

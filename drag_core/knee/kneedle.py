@@ -1,0 +1,81 @@
+"""Kneedle: the offline knee detector of Satopää et al.
+
+Reference:
+    Ville Satopää, Jeannie Albrecht, David Irwin, Barath Raghavan,
+    "Finding a 'Kneedle' in a Haystack: Detecting Knee Points in System Behavior",
+    31st International Conference on Distributed Computing Systems Workshops (ICDCS Workshops), 2011.
+
+Our input is always a convex, decreasing curve: ``x`` is the rank ``0 .. n-1`` and ``y`` the score. The
+result agrees with ``kneed.KneeLocator(range(n), scores, S=S, curve="convex", direction="decreasing")``
+with kneed's defaults (``interp_method="interp1d"``, ``online=False``: the *first* knee found is returned,
+earlier knees are never revised). See ``docs/knee.md`` for the details and the edge cases.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def difference_curve(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Normalised x values and the Kneedle difference curve of a descending, non-flat ranking.
+
+    Both axes are scaled to [0, 1]; the scores are flipped (``1 - y``) so that the curve becomes concave
+    and increasing, and the difference curve is ``flipped - x``. A point far above the diagonal, i.e. a
+    large difference value, is a knee candidate.
+    """
+    n = scores.size
+    x_norm = np.arange(n, dtype=float) / (n - 1)
+    low, high = scores.min(), scores.max()
+    y_norm = (scores - low) / (high - low)
+    return x_norm, (y_norm.max() - y_norm) - x_norm
+
+
+def _neighbour_extrema(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of local maxima and minima with non-strict comparisons.
+
+    A point is a maximum when it is ``>=`` both neighbours (``<=`` for a minimum); an end point is
+    compared with its single neighbour, so on a plateau every point is both a maximum and a minimum.
+    """
+    before = np.concatenate((values[:1], values[:-1]))
+    after = np.concatenate((values[1:], values[-1:]))
+    maxima = (values >= before) & (values >= after)
+    minima = (values <= before) & (values <= after)
+    return maxima, minima
+
+
+def detect(scores: np.ndarray, sensitivity: float) -> int | None:
+    """Index of the first Kneedle knee of a descending ranking, or ``None``.
+
+    Walking the difference curve from left to right, every local maximum ``i`` sets a threshold
+    ``T_i = diff[i] - S * mean(x[k+1] - x[k])`` (the mean x step is ``1/(n-1)``). A knee is declared at
+    the most recent local maximum as soon as the difference curve drops strictly below its threshold. A
+    local minimum disarms the detector until the next local maximum (a point that is both, e.g. on a
+    plateau, disarms). The last point can only be the one that drops, never a knee. Curves with fewer
+    than three points or with all scores equal have no knee.
+
+    Args:
+        scores: descending scores, length >= 1.
+        sensitivity: Kneedle's ``S`` (>= 0); larger is more conservative (later knee or none).
+
+    Returns:
+        The 0-based index of the knee in ``scores``, or ``None``.
+    """
+    n = scores.size
+    if n < 3 or scores[0] == scores[-1]:
+        # n == 2: the difference curve is identically 0, so no drop is possible; flat: nothing to normalise.
+        return None
+    x_norm, diff = difference_curve(scores)
+    maxima, minima = _neighbour_extrema(diff)
+    step = np.abs(np.diff(x_norm).mean())
+
+    candidate: int | None = None
+    threshold = 0.0
+    armed = False
+    for i in range(n - 1):
+        if maxima[i]:
+            candidate, threshold, armed = i, diff[i] - sensitivity * step, True
+        if minima[i]:
+            armed = False
+        if armed and diff[i + 1] < threshold:
+            return candidate
+    return None

@@ -1,0 +1,196 @@
+"""What every search strategy shares: parameters, the trace, the result, and the ranking step.
+
+Search flows one way: query → store (fused rankings) → strategy (which nodes to compare, which to keep)
+→ knee (how many of a ranking to keep) → trace (every step kept as data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Protocol
+
+from drag_core.fusion import DEFAULT_RRF_K
+from drag_core.knee import find_knee
+from drag_core.store import Candidate, QueryVectors, Scope, Store
+from drag_core.types import Node
+
+SCORE_SOURCES = ("rrf", "dense")
+ROOT_POOL = 100
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """Knobs of every strategy (each uses the ones that concern it).
+
+    Attributes:
+        top_k: nodes returned by ``flat``.
+        roots: roots kept by ``branch`` (and the first beam of ``beam``, capped by ``beam_width``).
+        beam_width: survivors per generation of ``beam``.
+        max_iterations: generations at most for the beam searches.
+        rrf_k: classic RRF constant k in 1/(k + rank).
+        knee_method: knee detector (see ``drag_core.knee``).
+        sensitivity: the detector's sensitivity S.
+        min_keep: fewest items a knee cut keeps.
+        max_keep: most items a knee cut keeps (None: no cap).
+        score_source: the curve the knee reads: ``rrf`` (fused scores) or ``dense`` (raw cosine scores).
+        knee_pool: how many leaves ``flat-knee`` ranks before cutting.
+    """
+
+    top_k: int = 5
+    roots: int = 3
+    beam_width: int = 5
+    max_iterations: int = 10
+    rrf_k: int = DEFAULT_RRF_K
+    knee_method: str = "kneedle"
+    sensitivity: float = 1.0
+    min_keep: int = 1
+    max_keep: int | None = 10
+    score_source: str = "rrf"
+    knee_pool: int = 50
+
+    def __post_init__(self) -> None:
+        if self.score_source not in SCORE_SOURCES:
+            raise ValueError(f"score_source must be one of {SCORE_SOURCES}")
+        if min(self.top_k, self.roots, self.beam_width, self.max_iterations, self.knee_pool) < 1:
+            raise ValueError("top_k, roots, beam_width, max_iterations and knee_pool must be ≥ 1")
+
+    def with_(self, **changes: Any) -> SearchParams:
+        return replace(self, **changes)
+
+
+@dataclass
+class Step:
+    """One ranking of a search and what the strategy did with it.
+
+    Attributes:
+        name: what was compared (``roots``, ``generation 2``, ``parent 123``, ``leaves``).
+        candidates: the fused ranking, best first (dense rank, sparse rank, fused score, cosine).
+        curve: the scores the knee read (empty when no knee was used).
+        knee_index: 0-based index of the knee in ``curve`` (None: no knee found or none used).
+        cut: how many candidates the knee cut kept (None: no cut).
+        kept: ids the strategy kept from this ranking.
+        eliminated: ids it dropped, by the cut or by parent/child suppression.
+        ms: milliseconds of this step (a generation's Qdrant call is shared by its steps).
+    """
+
+    name: str
+    candidates: list[Candidate]
+    curve: list[float] = field(default_factory=list)
+    knee_index: int | None = None
+    cut: int | None = None
+    kept: list[int] = field(default_factory=list)
+    eliminated: list[int] = field(default_factory=list)
+    ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["candidates"] = [asdict(c) for c in self.candidates]
+        return data
+
+
+@dataclass
+class SearchResult:
+    """The outcome of one search.
+
+    Attributes:
+        strategy: the strategy's name.
+        query: the query text.
+        nodes: the final nodes (with page text for leaves), best first.
+        scores: fused score of each final node in the last ranking it was in.
+        trace: every step, in order.
+        latency_ms: wall time of the search (query embedding included).
+        round_trips: Qdrant calls made.
+        params: the parameters used.
+    """
+
+    strategy: str
+    query: str
+    nodes: list[Node]
+    scores: dict[int, float]
+    trace: list[Step]
+    latency_ms: float
+    round_trips: int
+    params: SearchParams
+
+    @property
+    def pages(self) -> set[tuple[str, int]]:
+        """Distinct (file, page) pairs covered by the final nodes."""
+        return {(n.file_name, p) for n in self.nodes for p in n.pages}
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object printed by ``search --json``."""
+        return {
+            "strategy": self.strategy,
+            "query": self.query,
+            "nodes": [
+                {
+                    "id": n.id,
+                    "file_name": n.file_name,
+                    "page_start": n.page_start,
+                    "page_end": n.page_end,
+                    "level": n.level,
+                    "score": self.scores.get(n.id),
+                }
+                for n in self.nodes
+            ],
+            "pages": len(self.pages),
+            "trace": [step.to_dict() for step in self.trace],
+            "latency_ms": round(self.latency_ms, 2),
+            "round_trips": self.round_trips,
+            "params": asdict(self.params),
+        }
+
+
+@dataclass
+class SearchContext:
+    """What a strategy works with: the store, the embedded query and the parameters."""
+
+    store: Store
+    query: QueryVectors
+    params: SearchParams
+
+    def rank(self, scopes: Sequence[Scope], names: Sequence[str]) -> list[Step]:
+        """Rank every scope in one Qdrant call; one step per scope."""
+        rankings, ms = self.store.rank(self.query, scopes, self.params.rrf_k)
+        share = ms / max(1, len(rankings))
+        return [Step(name=name, candidates=ranking, ms=share) for name, ranking in zip(names, rankings)]
+
+    def knee_cut(self, step: Step) -> list[Candidate]:
+        """Cut a step's ranking at the knee of its score curve (fused RRF or dense cosine); records the cut."""
+        p = self.params
+        if p.score_source == "dense":
+            curve = sorted((c.dense_score or 0.0 for c in step.candidates), reverse=True)
+        else:
+            curve = [c.fused for c in step.candidates]
+        result = find_knee(curve, p.knee_method, p.sensitivity, min(p.min_keep, len(curve)), p.max_keep)
+        step.curve, step.knee_index, step.cut = curve, result.knee_index, result.keep
+        kept = step.candidates[: result.keep]
+        step.eliminated = [c.id for c in step.candidates[result.keep :]]
+        return kept
+
+
+class Strategy(Protocol):
+    """A search strategy: one module each under ``drag_core/search``, registered in ``STRATEGIES``."""
+
+    name: str
+
+    def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
+        """The final candidates (best first) and the steps that led to them."""
+        ...
+
+
+def suppress(ranking: Sequence[Candidate], width: int | None) -> tuple[list[Candidate], list[int]]:
+    """Walk a ranking best first: a node survives unless its parent or one of its children already survived;
+    stop after ``width`` survivors (None: no limit). Returns the survivors and the eliminated ids."""
+    survivors: list[Candidate] = []
+    alive: set[int] = set()
+    eliminated: list[int] = []
+    for candidate in ranking:
+        related = candidate.parent_id in alive or any(child in alive for child in candidate.child_ids)
+        if related or (width is not None and len(survivors) >= width):
+            eliminated.append(candidate.id)
+            continue
+        survivors.append(candidate)
+        alive.add(candidate.id)
+    return survivors, eliminated

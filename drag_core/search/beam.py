@@ -1,0 +1,38 @@
+"""``beam``: a generation of beam nodes plus all their children in one fused ranking; best first, a surviving
+child eliminates its parent and a surviving parent its children; stop at the beam width. Repeat until the
+beam stops changing or ``max_iterations`` generations have run."""
+
+from __future__ import annotations
+
+from drag_core.search.base import ROOT_POOL, SearchContext, Step, suppress
+from drag_core.store import Candidate, Scope
+
+
+class Beam:
+    """Fixed-width beam over the tree, with parent/child suppression."""
+
+    name = "beam"
+
+    def select(self, ctx: SearchContext, step: Step, width: int) -> list[Candidate]:
+        """Survivors of one ranking (``adaptive`` cuts at the knee first)."""
+        survivors, eliminated = suppress(step.candidates, width)
+        step.kept, step.eliminated = [c.id for c in survivors], eliminated
+        return survivors
+
+    def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
+        p = ctx.params
+        (roots,) = ctx.rank([Scope(kind="roots", limit=ROOT_POOL)], ["roots"])
+        beam = self.select(ctx, roots, min(p.roots, p.beam_width))
+        steps = [roots]
+        for generation in range(1, p.max_iterations + 1):
+            if not any(c.child_ids for c in beam):
+                break
+            ids = tuple(dict.fromkeys(i for c in beam for i in (c.id, *c.child_ids)))
+            (step,) = ctx.rank([Scope(ids=ids, limit=len(ids))], [f"generation {generation}"])
+            steps.append(step)
+            survivors = self.select(ctx, step, p.beam_width)
+            if {c.id for c in survivors} == {c.id for c in beam}:
+                beam = survivors
+                break
+            beam = survivors
+        return beam, steps
