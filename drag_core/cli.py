@@ -69,7 +69,9 @@ def _search(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json()))
         return 0
-    print(f"{result.strategy}: {len(result.nodes)} nodes, {len(result.pages)} pages, {result.latency_ms:.0f} ms")
+    print(
+        f"{result.strategy}: {len(result.nodes)} nodes, {len(result.pages)} pages, {result.latency_ms:.0f} ms"
+    )
     for node in result.nodes:
         span = f"p.{node.page_start}" + (f"–{node.page_end}" if node.page_end != node.page_start else "")
         print(f"  {result.scores.get(node.id, 0):.4f}  {node.file_name} {span} (level {node.level})")

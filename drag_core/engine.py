@@ -11,8 +11,9 @@ Usable without Streamlit::
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +76,8 @@ class Engine:
         embedder: dense + sparse embedder.
         summarizer: describes pages and groups.
         policy: which text each vector sees.
+        lock: serialises store access; qdrant-client local mode is not thread-safe, and one engine serves
+            every session of the app.
     """
 
     def __init__(
@@ -91,27 +94,36 @@ class Engine:
         self.summarizer = summarizer or default_summarizer()
         self.policy = policy or VectorPolicy()
         self.cache = DescriptionCache(settings.cache_path)
+        self.lock = threading.RLock()
         self.store.ensure_collection(self.embedder.dim)
         self.store.recover()
-        self._ingestor = Ingestor(self.store, self.embedder, Describer(self.summarizer, self.cache), self.policy)
+        self._ingestor = Ingestor(
+            self.store, self.embedder, Describer(self.summarizer, self.cache), self.policy
+        )
 
     @classmethod
     def from_env(cls, **overrides: object) -> Engine:
         return cls(Settings.from_env(**overrides))
 
     # -- ingestion -------------------------------------------------------------------------------------
-    def ingest_paths(self, paths: Iterable[Path | str], progress: ProgressCallback | None = None) -> list[IngestReport]:
+    def ingest_paths(
+        self, paths: Iterable[Path | str], progress: ProgressCallback | None = None
+    ) -> list[IngestReport]:
         """Ingest files from disk; a file that fails gets a report with its reason, the others go on."""
         reports = []
         for path in map(Path, paths):
-            reports.append(self._ingest(path.name, lambda p=path: load_path(p, self.settings.max_file_bytes), progress))
+            reports.append(
+                self._ingest(path.name, lambda p=path: load_path(p, self.settings.max_file_bytes), progress)
+            )
         return reports
 
     def ingest_bytes(self, name: str, data: bytes, progress: ProgressCallback | None = None) -> IngestReport:
         """Ingest an uploaded file."""
         return self._ingest(name, lambda: load_bytes(name, data, self.settings.max_file_bytes), progress)
 
-    def _ingest(self, name: str, load: callable, progress: ProgressCallback | None) -> IngestReport:
+    def _ingest(
+        self, name: str, load: Callable[[], LoadedDocument], progress: ProgressCallback | None
+    ) -> IngestReport:
         started = time.perf_counter()
         try:
             if progress:
@@ -119,7 +131,8 @@ class Engine:
             document: LoadedDocument = load()
             if progress:
                 progress(ProgressEvent(document.file_name, "pages", len(document.pages), len(document.pages)))
-            report = self._ingestor.ingest(document, progress)
+            with self.lock:
+                report = self._ingestor.ingest(document, progress)
             report.stage_seconds["pages"] = time.perf_counter() - started - sum(report.stage_seconds.values())
         except Exception as error:  # one bad file never stops the batch; the store is left as it was
             log.warning("ingest of %s failed: %s", name, error)
@@ -130,7 +143,8 @@ class Engine:
 
     def _discard_partial(self, name: str) -> None:
         try:
-            self.store.recover()
+            with self.lock:
+                self.store.recover()
         except Exception as error:
             log.warning("could not clean up after %s: %s", name, error)
 
@@ -148,18 +162,24 @@ class Engine:
                 fallbacks=int(r.extra.get("fallbacks", 0)),
                 root_id=r.id,
             )
-            for r in self.store.roots()
+            for r in self._roots()
         ]
         return sorted(infos, key=lambda d: d.file_name.lower())
 
+    def _roots(self) -> list[Node]:
+        with self.lock:
+            return self.store.roots()
+
     def tree(self, file_name: str, with_text: bool = False) -> list[Node]:
         """All nodes of a document's tree (leaves first). Raises KeyError for an unknown file."""
-        return self.store.nodes_of(self._document(file_name).doc_id, with_text=with_text)
+        with self.lock:
+            return self.store.nodes_of(self._document(file_name).doc_id, with_text=with_text)
 
     def remove(self, file_name: str) -> int:
         """Remove a document and every one of its nodes; returns how many nodes were removed."""
-        info = self._document(file_name)
-        self.store.delete_document(info.doc_id)
+        with self.lock:
+            info = self._document(file_name)
+            self.store.delete_document(info.doc_id)
         return info.nodes
 
     def _document(self, file_name: str) -> DocumentInfo:
@@ -187,10 +207,12 @@ class Engine:
             raise ValueError("the query is empty")
         params = params or SearchParams(rrf_k=self.settings.rrf_k)
         started = time.perf_counter()
-        trips = self.store.round_trips
         vectors = vectors or self.embed_query(query)
-        final, steps = STRATEGIES[strategy].run(SearchContext(self.store, vectors, params))
-        nodes = self.store.get(c.id for c in final)
+        with self.lock:
+            trips = self.store.round_trips
+            final, steps = STRATEGIES[strategy].run(SearchContext(self.store, vectors, params))
+            nodes = self.store.get(c.id for c in final)
+            trips = self.store.round_trips - trips
         return SearchResult(
             strategy=strategy,
             query=query,
@@ -198,9 +220,10 @@ class Engine:
             scores={c.id: c.fused for c in final},
             trace=steps,
             latency_ms=(time.perf_counter() - started) * 1000,
-            round_trips=self.store.round_trips - trips,
+            round_trips=trips,
             params=params,
         )
 
     def close(self) -> None:
-        self.store.client.close()
+        with self.lock:
+            self.store.client.close()

@@ -106,7 +106,10 @@ class Ingestor:
         """Index one loaded document, replacing an older version of the same file."""
         started = time.perf_counter()
         report = IngestReport(
-            document.file_name, "indexed", pages=len(document.pages), empty_pages=document.empty_pages,
+            document.file_name,
+            "indexed",
+            pages=len(document.pages),
+            empty_pages=document.empty_pages,
             doc_id=document.doc_id,
         )
         previous = [root for root in self.store.roots() if root.file_name == document.file_name]
@@ -116,7 +119,9 @@ class Ingestor:
             return report
 
         def stage(name: str) -> Callable[[int, int], None]:
-            return lambda done, total: progress(ProgressEvent(document.file_name, name, done, total)) if progress else None
+            return lambda done, total: (
+                progress(ProgressEvent(document.file_name, name, done, total)) if progress else None
+            )
 
         timer = _StageTimer(report)
         with timer("summaries"):
@@ -174,4 +179,6 @@ class _StageTimer:
 def failed(file_name: str, error: Exception) -> IngestReport:
     """The report of a file that could not be ingested."""
     reason = str(error) if isinstance(error, LoadError) else f"{type(error).__name__}: {str(error)[:200]}"
-    return IngestReport(file_name, "failed", reason=reason.splitlines()[0] if reason else type(error).__name__)
+    return IngestReport(
+        file_name, "failed", reason=reason.splitlines()[0] if reason else type(error).__name__
+    )

@@ -73,7 +73,9 @@ def document_id(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
-def load_path(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_pages: int = DEFAULT_MAX_PAGES) -> LoadedDocument:
+def load_path(
+    path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_pages: int = DEFAULT_MAX_PAGES
+) -> LoadedDocument:
     """Load a file from disk (see ``load_bytes``)."""
     if not path.is_file():
         raise LoadError("not a file" if path.exists() else "file not found")
@@ -141,7 +143,9 @@ def _page_text(reader: object, index: int) -> str:
     try:
         text = reader.pages[index].extract_text() or ""  # type: ignore[attr-defined]
     except Exception as error:  # one unreadable page must not lose the document
-        log.warning("page %d: text extraction failed (%s); kept as an empty page", index + 1, _first_line(error))
+        log.warning(
+            "page %d: text extraction failed (%s); kept as an empty page", index + 1, _first_line(error)
+        )
         return ""
     return text.replace("\x00", "")
 

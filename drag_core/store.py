@@ -51,7 +51,9 @@ class Scope:
         if self.ids is not None:
             return models.Filter(must=[models.HasIdCondition(has_id=list(self.ids))])
         if self.kind == "roots":
-            return models.Filter(must=[models.FieldCondition(key="parent_id", match=models.MatchValue(value=-1))])
+            return models.Filter(
+                must=[models.FieldCondition(key="parent_id", match=models.MatchValue(value=-1))]
+            )
         if self.kind == "leaves":
             return models.Filter(must=[models.FieldCondition(key="level", match=models.MatchValue(value=0))])
         raise ValueError(f"unknown scope {self.kind!r}")
@@ -113,7 +115,9 @@ def _describe_open_error(settings: Settings, error: Exception) -> str:
     if settings.qdrant_url:
         first = text.splitlines()[0] if text else type(error).__name__
         return f"the Qdrant server at {settings.qdrant_url} does not answer ({first[:160]})"
-    return f"cannot open the index folder {settings.store} ({text.splitlines()[0][:160] if text else error!r})"
+    return (
+        f"cannot open the index folder {settings.store} ({text.splitlines()[0][:160] if text else error!r})"
+    )
 
 
 class Store:
@@ -159,7 +163,9 @@ class Store:
         return self.client.collection_exists(self.collection)
 
     # -- writing ---------------------------------------------------------------------------------------
-    def write_document(self, nodes: Sequence[Node], dense: np.ndarray, sparse: Sequence[SparseVector]) -> None:
+    def write_document(
+        self, nodes: Sequence[Node], dense: np.ndarray, sparse: Sequence[SparseVector]
+    ) -> None:
         """Upsert a document's nodes; the root goes last, alone, so its presence marks the document complete."""
         points = [_point(node, dense[i], sparse[i]) for i, node in enumerate(nodes)]
         roots = [p for p, node in zip(points, nodes) if node.is_root]
@@ -204,7 +210,9 @@ class Store:
 
     def nodes_of(self, doc_id: str, with_text: bool = False) -> list[Node]:
         """Every node of one document version, ordered by level then first page."""
-        scope = models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))])
+        scope = models.Filter(
+            must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
+        )
         fields = True if with_text else LISTING_FIELDS
         nodes = [Node.from_payload(p) for p in self._scroll_payloads(fields, scope)]
         return sorted(nodes, key=lambda n: (n.level, n.page_start, n.id))
@@ -215,7 +223,9 @@ class Store:
         if not wanted:
             return []
         self.round_trips += 1
-        records = self.client.retrieve(self.collection, ids=wanted, with_payload=True if with_text else LISTING_FIELDS)
+        records = self.client.retrieve(
+            self.collection, ids=wanted, with_payload=True if with_text else LISTING_FIELDS
+        )
         by_id = {int(r.id): Node.from_payload(r.payload or {}) for r in records}
         return [by_id[i] for i in wanted if i in by_id]
 
@@ -223,7 +233,9 @@ class Store:
         self.round_trips += 1
         return self.client.count(self.collection, exact=True).count
 
-    def _scroll_payloads(self, fields: list[str] | bool, scope: models.Filter | None = None) -> Iterator[dict]:
+    def _scroll_payloads(
+        self, fields: list[str] | bool, scope: models.Filter | None = None
+    ) -> Iterator[dict]:
         offset = None
         while True:
             self.round_trips += 1
@@ -236,7 +248,9 @@ class Store:
                 return
 
     # -- ranking ---------------------------------------------------------------------------------------
-    def rank(self, query: QueryVectors, scopes: Sequence[Scope], rrf_k: int) -> tuple[list[list[Candidate]], float]:
+    def rank(
+        self, query: QueryVectors, scopes: Sequence[Scope], rrf_k: int
+    ) -> tuple[list[list[Candidate]], float]:
         """Rank each scope by RRF of dense and sparse, in ONE Qdrant call for all scopes.
 
         For every scope three requests go in the batch: the fused ranking, and the dense and sparse lists
@@ -251,7 +265,10 @@ class Store:
             sparse = models.Prefetch(query=sparse_vector, using=SPARSE, filter=flt, limit=scope.limit)
             requests += [
                 models.QueryRequest(
-                    prefetch=[dense, sparse], query=rrf_query(rrf_k), limit=scope.limit, with_payload=CANDIDATE_FIELDS
+                    prefetch=[dense, sparse],
+                    query=rrf_query(rrf_k),
+                    limit=scope.limit,
+                    with_payload=CANDIDATE_FIELDS,
                 ),
                 models.QueryRequest(query=query.dense.tolist(), using=DENSE, filter=flt, limit=scope.limit),
                 models.QueryRequest(query=sparse_vector, using=SPARSE, filter=flt, limit=scope.limit),

@@ -78,14 +78,17 @@ def sparse_texts(nodes: Sequence[Node], policy: VectorPolicy) -> list[str]:
     return out
 
 
-def dense_vectors(nodes: Sequence[Node], policy: VectorPolicy, embed: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+def dense_vectors(
+    nodes: Sequence[Node], policy: VectorPolicy, embed: Callable[[list[str]], np.ndarray]
+) -> np.ndarray:
     """Dense vector of every node: leaves embed their text; parents per ``policy.parent_dense``.
 
     ``nodes`` are ordered leaves first, parents after their children (as ``tree.build_tree`` returns them).
     """
     index = {n.id: i for i, n in enumerate(nodes)}
     texts = [
-        leaf_text(n) if n.level == 0 else _described(n) if policy.parent_dense == "summary" else None for n in nodes
+        leaf_text(n) if n.level == 0 else _described(n) if policy.parent_dense == "summary" else None
+        for n in nodes
     ]
     embedded_at = [i for i, t in enumerate(texts) if t is not None]
     embedded = embed([texts[i] for i in embedded_at])

@@ -77,6 +77,8 @@ CURVES: dict[str, np.ndarray] = {
     "linear_rrf_scale": np.linspace(0.033, 0.016, 25),
     "plateau_top_3": np.array([1.0, 1.0, 1.0, 0.5, 0.3, 0.2, 0.15, 0.1]),
     "plateau_top_2": np.array([0.9, 0.9, 0.4, 0.2, 0.1, 0.05, 0.02, 0.01, 0.0]),
+    # n = 87: at S=1 the drop after the tie equals the threshold exactly; rounding makes it a knee at 0
+    "plateau_top_2_n87_rounding_tie": np.concatenate(([1.0, 1.0], 0.5 * np.exp(-0.1 * np.arange(85)))),
     "exp_fast": np.exp(-0.5 * np.arange(20)),
     "exp_slow": np.exp(-0.1 * np.arange(50)),
     "power_law": 1.0 / np.arange(1, 31) ** 2,

@@ -26,7 +26,9 @@ class DescriptionCache:
         self._db = sqlite3.connect(str(path) if path else ":memory:", check_same_thread=False, timeout=30)
         if path is not None:
             self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS descriptions (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS descriptions (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+        )
         self._db.commit()
         self._lock = threading.Lock()
         self.hits = 0

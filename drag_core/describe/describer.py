@@ -34,18 +34,24 @@ class Describer:
         uses_context = getattr(self.summarizer, "uses_context", False)
         scope = hashlib.sha256(context.encode()).hexdigest() if uses_context else ""
         keys = [self._key("page", f"{scope}\x00{text}") for text in texts]
-        return self._describe(keys, [lambda t=t: self.summarizer.describe_page(t, context) for t in texts], progress)
+        return self._describe(
+            keys, [lambda t=t: self.summarizer.describe_page(t, context) for t in texts], progress
+        )
 
     def groups(self, groups: list[list[Description]], progress: Progress | None = None) -> list[Description]:
         """One description per group of children."""
-        keys = [self._key("group", json.dumps([asdict(d) for d in group], sort_keys=True)) for group in groups]
+        keys = [
+            self._key("group", json.dumps([asdict(d) for d in group], sort_keys=True)) for group in groups
+        ]
         jobs = [lambda g=g: self.summarizer.describe_group(g) for g in groups]
         return self._describe(keys, jobs, progress)
 
     def _key(self, kind: str, content: str) -> str:
         return self.cache.key(self.summarizer.identity, kind, content)
 
-    def _describe(self, keys: list[str], jobs: list[Callable[[], Description]], progress: Progress | None) -> list:
+    def _describe(
+        self, keys: list[str], jobs: list[Callable[[], Description]], progress: Progress | None
+    ) -> list:
         results: list[Description | None] = [self.cache.get(key) for key in keys]
         missing = [i for i, r in enumerate(results) if r is None]
         done = len(keys) - len(missing)

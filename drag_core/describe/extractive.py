@@ -97,4 +97,4 @@ def _central_sentences(candidates: list[str], pool: Counter[str], count: int) ->
 def _clip(sentence: str) -> str:
     if len(sentence) <= MAX_SENTENCE_CHARS:
         return sentence
-    return sentence[: MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
+    return sentence[:MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"

@@ -30,32 +30,34 @@ def difference_curve(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x_norm, (y_norm.max() - y_norm) - x_norm
 
 
-def _neighbour_extrema(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Masks of local maxima and minima with non-strict comparisons.
+def local_maxima(values: np.ndarray) -> np.ndarray:
+    """Mask of local maxima: points ``>=`` both neighbours; an end point is compared with its one neighbour.
 
-    A point is a maximum when it is ``>=`` both neighbours (``<=`` for a minimum); an end point is
-    compared with its single neighbour, so on a plateau every point is both a maximum and a minimum.
+    Non-strict, so every point of a plateau is a maximum, and index 0 is a maximum whenever
+    ``values[0] >= values[1]``.
     """
     before = np.concatenate((values[:1], values[:-1]))
     after = np.concatenate((values[1:], values[-1:]))
-    maxima = (values >= before) & (values >= after)
-    minima = (values <= before) & (values <= after)
-    return maxima, minima
+    return (values > before) & (values >= after)
 
 
 def detect(scores: np.ndarray, sensitivity: float) -> int | None:
     """Index of the first Kneedle knee of a descending ranking, or ``None``.
 
-    Walking the difference curve from left to right, every local maximum ``i`` sets a threshold
-    ``T_i = diff[i] - S * mean(x[k+1] - x[k])`` (the mean x step is ``1/(n-1)``). A knee is declared at
-    the most recent local maximum as soon as the difference curve drops strictly below its threshold. A
-    local minimum disarms the detector until the next local maximum (a point that is both, e.g. on a
-    plateau, disarms). The last point can only be the one that drops, never a knee. Curves with fewer
-    than three points or with all scores equal have no knee.
+    Walking the difference curve ``diff`` from left to right, every local maximum ``i`` becomes the
+    candidate and sets the threshold ``T_i = diff[i] - S * mean(x[k+1] - x[k])`` (the mean x step is
+    ``1/(n-1)``, computed as a mean like kneed does so that rounding ties go the same way). The first time
+    the next point drops strictly below the current threshold, the candidate is the knee. The last point
+    can only be the one that drops, never a knee.
+
+    Local minima need no handling: between a local minimum and the next maximum the difference curve does
+    not decrease, so with ``S >= 0`` it cannot cross a threshold there (kneed's "no detection after a
+    minimum" rule therefore never changes the answer). Curves with fewer than three points or with all
+    scores equal have no knee.
 
     Args:
         scores: descending scores, length >= 1.
-        sensitivity: Kneedle's ``S`` (>= 0); larger is more conservative (later knee or none).
+        sensitivity: Kneedle's ``S >= 0``; larger is more conservative (later knee or none).
 
     Returns:
         The 0-based index of the knee in ``scores``, or ``None``.
@@ -65,17 +67,14 @@ def detect(scores: np.ndarray, sensitivity: float) -> int | None:
         # n == 2: the difference curve is identically 0, so no drop is possible; flat: nothing to normalise.
         return None
     x_norm, diff = difference_curve(scores)
-    maxima, minima = _neighbour_extrema(diff)
+    maxima = local_maxima(diff)
     step = np.abs(np.diff(x_norm).mean())
 
     candidate: int | None = None
     threshold = 0.0
-    armed = False
     for i in range(n - 1):
         if maxima[i]:
-            candidate, threshold, armed = i, diff[i] - sensitivity * step, True
-        if minima[i]:
-            armed = False
-        if armed and diff[i + 1] < threshold:
+            candidate, threshold = i, diff[i] - sensitivity * step
+        if candidate is not None and diff[i + 1] < threshold:
             return candidate
     return None
