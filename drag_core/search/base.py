@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from drag_core.fusion import DEFAULT_RRF_K
 from drag_core.knee import find_knee
-from drag_core.store import Candidate, QueryVectors, Scope, Store
+from drag_core.store import Candidate, NodeStore, QueryVectors, Scope
 from drag_core.types import Node
 
 SCORE_SOURCES = ("rrf", "dense")
@@ -72,6 +72,7 @@ class Step:
         kept: ids the strategy kept from this ranking.
         eliminated: ids it dropped, by the cut or by parent/child suppression.
         ms: milliseconds of this step (a generation's Qdrant call is shared by its steps).
+        call: which Qdrant call of the search ranked it (steps of one generation share a call).
     """
 
     name: str
@@ -82,6 +83,7 @@ class Step:
     kept: list[int] = field(default_factory=list)
     eliminated: list[int] = field(default_factory=list)
     ms: float = 0.0
+    call: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -146,15 +148,19 @@ class SearchResult:
 class SearchContext:
     """What a strategy works with: the store, the embedded query and the parameters."""
 
-    store: Store
+    store: NodeStore
     query: QueryVectors
     params: SearchParams
+    calls: int = 0
 
     def rank(self, scopes: Sequence[Scope], names: Sequence[str]) -> list[Step]:
         """Rank every scope in one Qdrant call; one step per scope."""
         rankings, ms = self.store.rank(self.query, scopes, self.params.rrf_k)
+        self.calls += 1
         share = ms / max(1, len(rankings))
-        return [Step(name=name, candidates=ranking, ms=share) for name, ranking in zip(names, rankings)]
+        return [
+            Step(name=name, candidates=ranking, ms=share, call=self.calls) for name, ranking in zip(names, rankings)
+        ]
 
     def knee_cut(self, step: Step) -> list[Candidate]:
         """Cut a step's ranking at the knee of its score curve (fused RRF or dense cosine); records the cut."""

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Set up (with test tools), lint, and run every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --dev
+export HF_HUB_OFFLINE=1
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+.venv/bin/python -m pytest "$@"

@@ -1,0 +1,57 @@
+"""RRF is computed by Qdrant; the user-facing k is the classic 1/(k + rank) with 1-based ranks."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import FINANCE
+
+from drag_core.fusion import classic_rrf_score, qdrant_rrf_k
+from drag_core.search import SearchParams
+from drag_core.store import Scope
+
+
+def test_classic_k_maps_to_qdrants_zero_based_constant() -> None:
+    assert qdrant_rrf_k(60) == 61
+    assert qdrant_rrf_k(0) == 1
+    with pytest.raises(ValueError):
+        qdrant_rrf_k(-1)
+
+
+def test_hand_computation() -> None:
+    assert classic_rrf_score([1, 3], 60) == pytest.approx(1 / 61 + 1 / 63)
+    assert classic_rrf_score([2, None], 60) == pytest.approx(1 / 62)
+
+
+@pytest.fixture(scope="module")
+def small_index(embedder):
+    from drag_core.config import Settings
+    from drag_core.describe.extractive import ExtractiveSummarizer
+    from drag_core.engine import Engine
+
+    engine = Engine(
+        Settings.from_env(env={}, store=":memory:", cache_path=None), ExtractiveSummarizer(), embedder
+    )
+    engine.ingest_paths(
+        [FINANCE / "AMCOR_2022_8K_dated-2022-07-01.pdf", FINANCE / "PEPSICO_2023_8K_dated-2023-05-05.pdf"]
+    )
+    yield engine
+    engine.close()
+
+
+@pytest.mark.parametrize("k", [0, 2, 60, 200])
+def test_qdrant_fused_scores_equal_the_classic_formula(small_index, k: int) -> None:
+    vectors = small_index.embed_query("supplemental indenture trustee notes")
+    (ranking,), _ = small_index.store.rank(vectors, [Scope(kind="leaves", limit=14)], k)
+    assert len(ranking) == 14
+    assert any(c.sparse_rank is None for c in ranking) or all(c.sparse_rank for c in ranking)
+    for candidate in ranking:
+        expected = classic_rrf_score([candidate.dense_rank, candidate.sparse_rank], k)
+        assert candidate.fused == pytest.approx(expected, rel=1e-6)  # Qdrant Edge scores in float32
+    assert [c.fused for c in ranking] == sorted((c.fused for c in ranking), reverse=True)
+
+
+def test_search_params_carry_k_to_qdrant(small_index) -> None:
+    result = small_index.search("PepsiCo notes offering", "flat", SearchParams(top_k=3, rrf_k=10))
+    (step,) = result.trace
+    top = step.candidates[0]
+    assert top.fused == pytest.approx(classic_rrf_score([top.dense_rank, top.sparse_rank], 10))

@@ -1,0 +1,165 @@
+"""Each strategy on a small real index, with asserted behaviour and a complete trace."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import FINANCE
+
+from drag_core.config import Settings
+from drag_core.describe.extractive import ExtractiveSummarizer
+from drag_core.engine import Engine
+from drag_core.knee import find_knee
+from drag_core.search import STRATEGIES, SearchParams
+
+TOPICS = {
+    "apples": "Apples grow in orchards; apple trees flower in spring and apples are picked in autumn. ",
+    "volcanoes": "Volcanoes erupt lava and ash; magma chambers feed volcanic eruptions under the crust. ",
+    "violins": "Violins have four strings; violin makers carve spruce tops and maple backs for violins. ",
+}
+
+
+def _three_topic_markdown() -> bytes:
+    return "\n\n".join(f"# {name}\n\n" + text * 28 for name, text in TOPICS.items()).encode()
+
+
+@pytest.fixture(scope="module")
+def engine(embedder):
+    engine = Engine(
+        Settings.from_env(env={}, store=":memory:", cache_path=None), ExtractiveSummarizer(), embedder
+    )
+    reports = engine.ingest_paths(
+        [
+            FINANCE / "AMCOR_2022_8K_dated-2022-07-01.pdf",
+            FINANCE / "PEPSICO_2023_8K_dated-2023-05-05.pdf",
+            FINANCE / "ULTABEAUTY_2023Q4_EARNINGS.pdf",
+        ]
+    )
+    assert all(r.ok for r in reports)
+    assert engine.ingest_bytes("topics.md", _three_topic_markdown()).pages == 3
+    yield engine
+    engine.close()
+
+
+def _ancestors(engine: Engine, node_id: int) -> set[int]:
+    nodes = {n.id: n for d in engine.documents() for n in engine.tree(d.file_name)}
+    out, parent = set(), nodes[node_id].parent_id
+    while parent != -1:
+        out.add(parent)
+        parent = nodes[parent].parent_id
+    return out
+
+
+def test_flat_returns_top_k_leaves_in_fused_order(engine: Engine) -> None:
+    result = engine.search("Ulta Beauty net sales fourth quarter", "flat", SearchParams(top_k=4))
+    assert len(result.nodes) == 4 and all(n.level == 0 for n in result.nodes)
+    scores = [result.scores[n.id] for n in result.nodes]
+    assert scores == sorted(scores, reverse=True)
+    assert result.nodes[0].file_name == "ULTABEAUTY_2023Q4_EARNINGS.pdf"
+    assert result.nodes[0].text, "leaves come back with their page text"
+    assert result.round_trips == 2  # one ranking call + one fetch of the final nodes
+
+
+def test_flat_knee_cuts_the_ranking_where_the_detector_says(engine: Engine) -> None:
+    params = SearchParams(knee_pool=20, sensitivity=1.0, max_keep=None)
+    result = engine.search("Ulta Beauty net sales fourth quarter", "flat-knee", params)
+    (step,) = result.trace
+    expected = find_knee([c.fused for c in step.candidates], "kneedle", 1.0, 1, None)
+    assert step.cut == expected.keep and step.knee_index == expected.knee_index
+    assert [n.id for n in result.nodes] == [c.id for c in step.candidates[: step.cut]]
+    assert step.eliminated == [c.id for c in step.candidates[step.cut :]]
+
+
+def test_branch_keeps_the_parent_when_its_children_rank_below_it(engine: Engine) -> None:
+    result = engine.search("apples volcanoes violins", "branch", SearchParams(roots=1))
+    roots, decision = result.trace[0], result.trace[1]
+    root = next(d for d in engine.documents() if d.file_name == "topics.md")
+    assert roots.kept == [root.root_id]
+    assert decision.candidates[0].id == root.root_id, "the parent outranks each single-topic child"
+    assert [n.id for n in result.nodes] == [root.root_id]
+    assert decision.kept == [root.root_id] and len(decision.eliminated) == 3
+
+
+def test_branch_descends_into_the_child_that_beats_its_parent(engine: Engine) -> None:
+    result = engine.search(
+        "how do violin makers carve the spruce top of violins", "branch", SearchParams(roots=1)
+    )
+    decision = result.trace[1]
+    assert decision.candidates[0].level == 0, "the violin page outranks the whole document"
+    assert [n.page_start for n in result.nodes] == [3] and result.nodes[0].level == 0
+    assert "violin" in result.nodes[0].text.lower()
+
+
+def test_branch_batches_each_generation_into_one_call(engine: Engine) -> None:
+    result = engine.search("notes indenture trustee", "branch", SearchParams(roots=3))
+    calls = [step.call for step in result.trace]
+    assert calls == sorted(calls) and calls[0] == 1
+    assert len(result.trace) - 1 > len(set(calls[1:])), "parents of one generation share a call"
+    assert result.round_trips == len(set(calls)) + 1  # + one fetch of the final nodes
+
+
+@pytest.mark.parametrize("width", [1, 3, 5])
+def test_beam_survivors_never_include_a_node_and_its_ancestor(engine: Engine, width: int) -> None:
+    params = SearchParams(beam_width=width, roots=width)
+    result = engine.search("Amcor supplemental indenture guarantee", "beam", params)
+    ids = {n.id for n in result.nodes}
+    assert 1 <= len(ids) <= width
+    for node in result.nodes:
+        assert not (_ancestors(engine, node.id) & ids)
+    for step in result.trace[1:]:
+        assert len(step.kept) <= width
+        assert not set(step.kept) & set(step.eliminated)
+        assert set(step.kept) | set(step.eliminated) == {c.id for c in step.candidates}
+    assert len(result.trace) <= 1 + params.max_iterations
+
+
+def test_beam_suppression_follows_rank_order(engine: Engine) -> None:
+    result = engine.search("PepsiCo senior notes", "beam", SearchParams(beam_width=3))
+    for step in result.trace[1:]:
+        alive: set[int] = set()
+        for candidate in step.candidates:
+            if candidate.id in step.kept:
+                assert candidate.parent_id not in alive
+                assert not set(candidate.child_ids) & alive
+                alive.add(candidate.id)
+
+
+@pytest.mark.parametrize("source", ["rrf", "dense"])
+def test_adaptive_cuts_every_ranking_at_its_knee_before_suppression(engine: Engine, source: str) -> None:
+    params = SearchParams(sensitivity=1.0, max_keep=6, score_source=source)
+    result = engine.search("Ulta Beauty comparable sales guidance", "adaptive", params)
+    for step in result.trace:
+        assert step.cut is not None and 1 <= step.cut <= 6
+        expected = find_knee(step.curve, "kneedle", 1.0, 1, 6)
+        assert step.cut == expected.keep
+        assert set(step.kept) <= {c.id for c in step.candidates[: step.cut]}
+        if source == "dense":
+            assert step.curve == sorted((c.dense_score for c in step.candidates), reverse=True)
+        else:
+            assert step.curve == [c.fused for c in step.candidates]
+
+
+def test_adaptive_roots_follow_the_knee_not_a_fixed_count(engine: Engine) -> None:
+    narrow = engine.search("Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=1.0))
+    wide = engine.search("Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=0.05))
+    assert narrow.trace[0].cut <= wide.trace[0].cut
+    assert narrow.trace[0].cut == find_knee(narrow.trace[0].curve, "chord", 1.0, 1, 10).keep
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_every_strategy_returns_nodes_and_a_json_trace(engine: Engine, strategy: str) -> None:
+    result = engine.search("Amcor notes guarantee", strategy)
+    data = result.to_json()
+    assert data["strategy"] == strategy and data["nodes"]
+    assert set(data["nodes"][0]) == {"id", "file_name", "page_start", "page_end", "level", "score"}
+    assert data["pages"] == len({(n.file_name, p) for n in result.nodes for p in n.pages})
+    assert data["latency_ms"] > 0
+    for step in data["trace"]:
+        assert {"name", "candidates", "knee_index", "kept", "eliminated", "ms"} <= set(step)
+        assert {"dense_rank", "sparse_rank", "fused"} <= set(step["candidates"][0])
+
+
+def test_unknown_strategy_and_empty_query_are_refused(engine: Engine) -> None:
+    with pytest.raises(ValueError, match="unknown strategy"):
+        engine.search("x", "random")
+    with pytest.raises(ValueError, match="empty"):
+        engine.search("  ", "flat")
