@@ -258,7 +258,8 @@ def test_result_is_frozen_and_records_inputs() -> None:
 
 def test_tiny_float_noise_increase_is_accepted() -> None:
     scores = [0.5, 0.3, 0.3 + 1e-15, 0.1, 0.05]
-    assert find_knee(scores).keep >= 1
+    for method in KNEE_METHODS:
+        assert find_knee(scores, method) == find_knee([0.5, 0.3, 0.3, 0.1, 0.05], method)
 
 
 @pytest.mark.parametrize(
@@ -360,6 +361,20 @@ def test_gap_higher_sensitivity_is_stricter() -> None:
     assert keeps == sorted(keeps)
     assert keeps[0] == 2
     assert keeps[-1] == len(scores)
+
+
+def test_gap_ignores_float_noise_in_linear_gaps() -> None:
+    scores = np.linspace(1.0, 0.0, 10)  # gaps differ only by rounding (~1e-17)
+    gaps = scores[:-1] - scores[1:]
+    assert gaps.max() > gaps.min()
+    assert find_knee(scores, "gap", 0.0).knee_index is None
+
+
+def test_gap_ties_take_the_first_largest_gap() -> None:
+    # gaps 0.5, 0, 0.5: the earliest cliff wins; mean of the other gaps is 0.25
+    scores = [1.0, 0.5, 0.5, 0.0]
+    assert find_knee(scores, "gap", 0.5).knee_index == 0
+    assert find_knee(scores, "gap", 1.0).knee_index is None
 
 
 def test_gap_smooth_rrf_has_no_knee_at_default_sensitivity() -> None:

@@ -38,7 +38,7 @@ def local_maxima(values: np.ndarray) -> np.ndarray:
     """
     before = np.concatenate((values[:1], values[:-1]))
     after = np.concatenate((values[1:], values[-1:]))
-    return (values > before) & (values >= after)
+    return (values >= before) & (values >= after)
 
 
 def detect(scores: np.ndarray, sensitivity: float) -> int | None:
