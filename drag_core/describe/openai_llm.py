@@ -30,16 +30,16 @@ from drag_core.types import Description
 PAGE_CHARS = 6000
 GROUP_CHARS = 6000
 CHILD_MIN_CHARS = 200
-PAGE_MAX_TOKENS = 300
-GROUP_MAX_TOKENS = 250
+PAGE_MAX_TOKENS = 600
+GROUP_MAX_TOKENS = 500
 
 PAGE_SYSTEM = (
-    "You summarise one page of a document. Reply in JSON with a 'summary' of 2 to 5 sentences stating "
-    "the page's main facts, and 'keywords': 5 to 10 distinct key terms or names from the page."
+    "Summarise the page in 2 to 5 short sentences stating its main facts, and list 5 to 10 key terms "
+    'or names from it. Reply in JSON: {"summary": "...", "keywords": ["...", "..."]}.'
 )
 GROUP_SYSTEM = (
-    "You summarise a section of a document from the summaries of its parts. Reply in JSON with a "
-    "'summary' of 2 to 5 sentences covering the main facts of all parts."
+    "Summarise these parts of a document in 2 to 5 short sentences covering their main facts. "
+    'Reply in JSON: {"summary": "..."}.'
 )
 
 
