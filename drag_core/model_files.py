@@ -14,6 +14,7 @@ Use::
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -41,7 +42,7 @@ MAX_SEQ_LENGTH = 256
 MODEL_DIR_ENV = "DRAG_MODEL_DIR"
 
 MANIFEST_FILE = "drag_model.json"
-BUILDER_VERSION = 1
+BUILDER_VERSION = 3
 SOURCE_FP32 = "fp32-export"
 SOURCE_INT8 = "int8-fallback"
 
@@ -161,19 +162,27 @@ def build_bert_onnx(weights: dict[str, np.ndarray], config: dict[str, Any]) -> A
         initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
         return name
 
-    def weight(key: str, transpose: bool = False) -> str:
+    def weight(key: str, transpose: bool = False, scale: float = 1.0) -> str:
         if key not in weights:
             raise ModelFilesError(f"weight {key!r} missing")
         array = weights[key].astype(np.float32)
+        if scale != 1.0:
+            array = (array.astype(np.float64) * scale).astype(np.float32)
         return const(key, array.T if transpose else array)
 
     def node(op: str, inputs: list[str], output: str, **attrs: Any) -> str:
         nodes.append(helper.make_node(op, inputs, [output], name=f"{op}_{output}", **attrs))
         return output
 
-    def linear(x: str, prefix: str, out: str) -> str:
-        y = node("MatMul", [x, weight(f"{prefix}.weight", transpose=True)], f"{out}/matmul")
-        return node("Add", [y, weight(f"{prefix}.bias")], out)
+    def linear(x: str, prefix: str, out: str, scale: float = 1.0) -> str:
+        """x @ W.T + b, with an optional scale folded into W and b."""
+        w = weight(f"{prefix}.weight", transpose=True, scale=scale)
+        return node(
+            "Add", [node("MatMul", [x, w], f"{out}/matmul"), weight(f"{prefix}.bias", scale=scale)], out
+        )
+
+    def split_heads(x: str, out: str, perm: list[int]) -> str:
+        return node("Transpose", [node("Reshape", [x, split_shape], f"{out}_split")], f"{out}_t", perm=perm)
 
     def layer_norm(x: str, prefix: str, out: str) -> str:
         return node(
@@ -188,8 +197,7 @@ def build_bert_onnx(weights: dict[str, np.ndarray], config: dict[str, Any]) -> A
     zero = const("const/zero_1d", np.array([0], dtype=np.int64))
     one_f = const("const/one_f32", np.array(1.0, dtype=np.float32))
     half_f = const("const/half_f32", np.array(0.5, dtype=np.float32))
-    inv_sqrt2 = const("const/inv_sqrt2", np.array(1.0 / np.sqrt(2.0), dtype=np.float32))
-    scale = const("const/attn_scale", np.array(1.0 / np.sqrt(head_dim), dtype=np.float32))
+    sqrt2 = const("const/sqrt2", np.array(np.sqrt(2.0), dtype=np.float32))
     mask_min = const("const/mask_min", np.array(np.finfo(np.float32).min, dtype=np.float32))
     split_shape = const("const/split_heads", np.array([0, 0, heads, head_dim], dtype=np.int64))
     merge_shape = const("const/merge_heads", np.array([0, 0, hidden], dtype=np.int64))
@@ -213,20 +221,13 @@ def build_bert_onnx(weights: dict[str, np.ndarray], config: dict[str, Any]) -> A
 
     for i in range(layers):
         p = f"encoder.layer.{i}"
-        q = linear(x, f"{p}.attention.self.query", f"l{i}/q")
+        q = linear(x, f"{p}.attention.self.query", f"l{i}/q", scale=head_dim**-0.5)  # scaled dot product
         k = linear(x, f"{p}.attention.self.key", f"l{i}/k")
         v = linear(x, f"{p}.attention.self.value", f"l{i}/v")
-        q = node(
-            "Transpose", [node("Reshape", [q, split_shape], f"l{i}/q_split")], f"l{i}/q_t", perm=[0, 2, 1, 3]
-        )
-        k = node(
-            "Transpose", [node("Reshape", [k, split_shape], f"l{i}/k_split")], f"l{i}/k_t", perm=[0, 2, 3, 1]
-        )
-        v = node(
-            "Transpose", [node("Reshape", [v, split_shape], f"l{i}/v_split")], f"l{i}/v_t", perm=[0, 2, 1, 3]
-        )
-        scores = node("Mul", [node("MatMul", [q, k], f"l{i}/qk"), scale], f"l{i}/scores")
-        scores = node("Add", [scores, additive], f"l{i}/scores_masked")
+        q = split_heads(q, f"l{i}/q", [0, 2, 1, 3])  # [batch, heads, sequence, head_dim]
+        k = split_heads(k, f"l{i}/k", [0, 2, 3, 1])  # [batch, heads, head_dim, sequence]
+        v = split_heads(v, f"l{i}/v", [0, 2, 1, 3])
+        scores = node("Add", [node("MatMul", [q, k], f"l{i}/scores"), additive], f"l{i}/scores_masked")
         probs = node("Softmax", [scores], f"l{i}/probs", axis=-1)
         ctx = node("Transpose", [node("MatMul", [probs, v], f"l{i}/ctx")], f"l{i}/ctx_t", perm=[0, 2, 1, 3])
         ctx = node("Reshape", [ctx, merge_shape], f"l{i}/ctx_merged")
@@ -236,9 +237,10 @@ def build_bert_onnx(weights: dict[str, np.ndarray], config: dict[str, Any]) -> A
         )
 
         h = linear(x, f"{p}.intermediate.dense", f"l{i}/ffn_in")
-        erf = node("Erf", [node("Mul", [h, inv_sqrt2], f"l{i}/gelu_scaled")], f"l{i}/gelu_erf")
-        gelu = node("Mul", [node("Add", [erf, one_f], f"l{i}/gelu_1p"), half_f], f"l{i}/gelu_half")
-        gelu = node("Mul", [h, gelu], f"l{i}/gelu")
+        # GELU(h) = h * (1 + erf(h / sqrt 2)) * 0.5, in the node order onnxruntime fuses into one Gelu kernel.
+        erf = node("Erf", [node("Div", [h, sqrt2], f"l{i}/gelu_scaled")], f"l{i}/gelu_erf")
+        gelu = node("Mul", [h, node("Add", [erf, one_f], f"l{i}/gelu_1p")], f"l{i}/gelu_x")
+        gelu = node("Mul", [gelu, half_f], f"l{i}/gelu")
         out = linear(gelu, f"{p}.output.dense", f"l{i}/ffn_out")
         x = layer_norm(node("Add", [out, x], f"l{i}/ffn_res"), f"{p}.output.LayerNorm", f"l{i}/ln2")
 
@@ -474,7 +476,7 @@ def register_dense_model() -> None:
     from fastembed import TextEmbedding
     from fastembed.common.model_description import ModelSource, PoolingType
 
-    try:
+    with contextlib.suppress(ValueError):  # already registered (e.g. every Streamlit rerun)
         TextEmbedding.add_custom_model(
             model=DENSE_MODEL_NAME,
             pooling=PoolingType.MEAN,
@@ -486,5 +488,3 @@ def register_dense_model() -> None:
             license="apache-2.0",
             size_in_gb=0.09,
         )
-    except ValueError:  # already registered (e.g. every Streamlit rerun)
-        pass
