@@ -1,0 +1,60 @@
+"""Descriptions are cached by content hash + summariser identity: re-ingesting unchanged text costs no LLM call
+and adds no point; changing one page re-describes only that page and its ancestors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fake_llm import FakeLLM, valid_reply
+
+from drag_core.config import Settings
+from drag_core.describe.extractive import ExtractiveSummarizer
+from drag_core.describe.openai_llm import OpenAISummarizer
+from drag_core.engine import Engine
+from drag_core.llm import LLMConfig
+
+TOPICS = ["harbours", "glaciers", "orchards", "railways", "lighthouses", "bakeries"]
+
+
+def _sections(changed: str | None = None) -> bytes:
+    parts = []
+    for topic in TOPICS:
+        body = f"{changed} replaced this section. " if changed and topic == TOPICS[2] else ""
+        parts.append(f"# {topic}\n\n{body}" + f"This section is about {topic} and their history. " * 45)
+    return "\n\n".join(parts).encode()
+
+
+def _engine(embedder, store: Path, url: str) -> Engine:
+    settings = Settings.from_env(env={}, store=str(store), cache_path=store.parent / "cache.sqlite")
+    summarizer = OpenAISummarizer(
+        LLMConfig(base_url=url, model="fake", api_key="test-key-123", concurrency=2), ExtractiveSummarizer()
+    )
+    return Engine(settings, summarizer=summarizer, embedder=embedder)
+
+
+def test_reingest_makes_no_llm_call_and_no_duplicate_point(embedder, tmp_path: Path) -> None:
+    with FakeLLM(valid_reply) as fake:
+        engine = _engine(embedder, tmp_path / "qdrant", fake.url)
+        first = engine.ingest_bytes("topics.md", _sections())
+        assert first.status == "indexed" and first.pages == 6 and first.fallbacks == 0
+        calls, points = len(fake.requests), engine.store.count()
+        assert calls == first.nodes  # one call per page and per parent
+        assert points == first.nodes
+
+        again = engine.ingest_bytes("topics.md", _sections())
+        assert again.status == "unchanged"
+        assert len(fake.requests) == calls and engine.store.count() == points
+        engine.close()
+
+        # a new process: the same store and cache on disk
+        engine = _engine(embedder, tmp_path / "qdrant", fake.url)
+        assert engine.ingest_bytes("topics.md", _sections()).status == "unchanged"
+        assert len(fake.requests) == calls and engine.store.count() == points
+
+        changed = engine.ingest_bytes("topics.md", _sections(changed="A new paragraph"))
+        assert changed.status == "replaced"
+        new_calls = len(fake.requests) - calls
+        levels = max(n.level for n in engine.tree("topics.md"))
+        assert new_calls == 1 + levels, "only the changed page and its ancestors are described again"
+        assert engine.store.count() == changed.nodes, "the old version's nodes are gone"
+        engine.close()
