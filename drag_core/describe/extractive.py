@@ -78,11 +78,24 @@ class ExtractiveSummarizer:
         return ranked[: self.keyword_count]
 
 
+def _is_prose(sentence: str) -> bool:
+    """A sentence worth quoting: several words, mostly letters, not a list of links or numbers."""
+    words = sentence.split()
+    letters = sum(ch.isalpha() for ch in sentence)
+    return len(words) >= 5 and letters >= 0.6 * len(sentence) and sentence.count("://") <= 1
+
+
 def _central_sentences(candidates: list[str], pool: Counter[str], count: int) -> str:
-    """The ``count`` sentences closest to the word distribution ``pool``, in their original order."""
+    """The ``count`` sentences closest to the word distribution ``pool``, in their original order.
+
+    Prose sentences are preferred; fragments (tables, link lists) are used only when a page has nothing else.
+    """
+    prose = [i for i, sentence in enumerate(candidates) if _is_prose(sentence)]
+    eligible = prose or range(len(candidates))
     scored: list[tuple[float, int]] = []
     pool_norm = math.sqrt(sum(v * v for v in pool.values())) or 1.0
-    for index, sentence in enumerate(candidates):
+    for index in eligible:
+        sentence = candidates[index]
         bag = Counter(content_words(sentence))
         if not bag:
             continue

@@ -1,0 +1,317 @@
+"""Several strategies on one query: embed the query once, run each strategy, measure what each returns, how
+much the strategies agree, and export it all as JSON or CSV.
+
+A :class:`Comparer` remembers the query embedding and every strategy's run, keyed by the index content, the
+query, the strategy and only the parameters that strategy reads (``PARAMS_USED``): moving the knee
+sensitivity reruns ``adaptive`` and ``flat-knee`` but not ``flat``, ``branch`` or ``beam``. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from itertools import combinations
+from typing import Any
+
+from drag_core.engine import Engine
+from drag_core.search import SearchParams, SearchResult
+from drag_core.store import QueryVectors
+from drag_core.types import Node
+
+CHARS_PER_TOKEN = 4
+SUMMARY_CHARS = 240
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+PARAM_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SearchParams))
+_KNEE = ("knee_method", "sensitivity", "min_keep", "max_keep", "score_source")
+
+#: The parameters each strategy reads; a strategy missing here is assumed to read them all.
+PARAMS_USED: dict[str, tuple[str, ...]] = {
+    "flat": ("top_k", "rrf_k"),
+    "flat-dense": ("top_k", "rrf_k"),
+    "flat-sparse": ("top_k", "rrf_k"),
+    "flat-knee": ("knee_pool", "rrf_k", *_KNEE),
+    "branch": ("roots", "rrf_k"),
+    "beam": ("roots", "beam_width", "max_iterations", "rrf_k"),
+    "adaptive": ("max_iterations", "rrf_k", *_KNEE),
+}
+
+
+def params_key(strategy: str, params: SearchParams) -> tuple[tuple[str, Any], ...]:
+    """The parameters ``strategy`` reads, as a hashable key."""
+    return tuple((name, getattr(params, name)) for name in PARAMS_USED.get(strategy, PARAM_NAMES))
+
+
+def approx_tokens(text: str) -> int:
+    """Rough token count for OpenAI-style tokenisers of English text: one token per ~4 characters."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def context_pages(engine: Engine, nodes: Sequence[Node]) -> list[Node]:
+    """The pages (leaves, with text) the given nodes stand for, in result order, each page once.
+
+    A parent returns every page under it; its descendants are fetched one tree level per Qdrant call.
+    """
+    known: dict[int, Node] = {n.id: n for n in nodes}
+    pending = [c for n in nodes for c in n.child_ids if c not in known]
+    while pending:
+        with engine.lock:
+            fetched = engine.store.get(pending, with_text=True)
+        known.update((n.id, n) for n in fetched)
+        pending = [c for n in fetched for c in n.child_ids if c not in known]
+
+    def leaves(node: Node) -> list[Node]:
+        if not node.child_ids:
+            return [node]
+        return [leaf for c in node.child_ids if c in known for leaf in leaves(known[c])]
+
+    pages: dict[int, Node] = {}
+    for node in nodes:
+        for leaf in sorted(leaves(node), key=lambda n: (n.file_name, n.page_start)):
+            pages.setdefault(leaf.id, leaf)
+    return list(pages.values())
+
+
+def pages_of(engine: Engine, node_id: int) -> list[Node]:
+    """The pages (with text) under one node; the node itself when it is a page. Empty for an unknown id."""
+    with engine.lock:
+        nodes = engine.store.get([node_id], with_text=True)
+    return context_pages(engine, nodes)
+
+
+@dataclass(frozen=True)
+class StrategyRun:
+    """One strategy's answer to the query.
+
+    Attributes:
+        result: the search result (final nodes, scores, trace, latency).
+        context: the pages the final nodes stand for, with their text (what an answer would read).
+    """
+
+    result: SearchResult
+    context: tuple[Node, ...]
+
+    @property
+    def pages(self) -> int:
+        return len(self.result.pages)
+
+    @property
+    def tokens(self) -> int:
+        """Approximate tokens of the returned pages' text."""
+        return sum(approx_tokens(page.text) for page in self.context)
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """How much two strategies agree, by the pages they return.
+
+    Attributes:
+        a, b: the two strategies.
+        shared_pages: pages both return.
+        jaccard: shared pages / pages either returns (1.0 when both return nothing).
+    """
+
+    a: str
+    b: str
+    shared_pages: int
+    jaccard: float
+
+
+@dataclass
+class Comparison:
+    """Strategies run on one query with one set of parameters.
+
+    Attributes:
+        query: the query text.
+        params: the parameters (each strategy used the ones it reads).
+        runs: strategy name → its run, in the order asked.
+        embed_ms: milliseconds spent embedding the query (0 when it was remembered).
+    """
+
+    query: str
+    params: SearchParams
+    runs: dict[str, StrategyRun] = field(default_factory=dict)
+    embed_ms: float = 0.0
+
+    def overlaps(self) -> list[Overlap]:
+        """Every pair of strategies, by shared pages."""
+        out = []
+        for a, b in combinations(self.runs, 2):
+            pa, pb = self.runs[a].result.pages, self.runs[b].result.pages
+            union = pa | pb
+            out.append(Overlap(a, b, len(pa & pb), len(pa & pb) / len(union) if union else 1.0))
+        return out
+
+    def metrics(self) -> list[dict[str, Any]]:
+        """One row per strategy: nodes, pages and approximate tokens returned, latency, Qdrant calls."""
+        return [
+            {
+                "strategy": name,
+                "nodes": len(run.result.nodes),
+                "pages": run.pages,
+                "tokens": run.tokens,
+                "latency_ms": round(run.result.latency_ms, 1),
+                "qdrant_calls": run.result.round_trips,
+            }
+            for name, run in self.runs.items()
+        ]
+
+
+class Comparer:
+    """Runs strategies on a query, remembering what did not change.
+
+    Attributes:
+        max_entries: how many strategy runs (and query embeddings) are remembered, least recently used first out.
+        hits: runs answered from memory.
+        misses: runs computed.
+    """
+
+    def __init__(self, max_entries: int = 64) -> None:
+        self.max_entries = max_entries
+        self.hits = 0
+        self.misses = 0
+        self._runs: OrderedDict[Hashable, StrategyRun] = OrderedDict()
+        self._vectors: OrderedDict[str, QueryVectors] = OrderedDict()
+
+    def compare(
+        self, engine: Engine, query: str, strategies: Iterable[str], params: SearchParams
+    ) -> Comparison:
+        """Run each strategy (or reuse its earlier run) on ``query``. Raises ``ValueError`` for an empty query
+        or an unknown strategy."""
+        if not query.strip():
+            raise ValueError("the query is empty")
+        index = tuple(sorted(d.doc_id for d in engine.documents()))
+        comparison = Comparison(query=query, params=params)
+        vectors = _remember(self._vectors, query)
+        if vectors is None:
+            started = time.perf_counter()
+            vectors = engine.embed_query(query)
+            comparison.embed_ms = (time.perf_counter() - started) * 1000
+            _store(self._vectors, query, vectors, self.max_entries)
+        for strategy in strategies:
+            key = (index, query, strategy, params_key(strategy, params))
+            run = _remember(self._runs, key)
+            if run is None:
+                self.misses += 1
+                result = engine.search(query, strategy, params, vectors=vectors)
+                run = StrategyRun(result, tuple(context_pages(engine, result.nodes)))
+                _store(self._runs, key, run, self.max_entries)
+            else:
+                self.hits += 1
+            comparison.runs[strategy] = run
+        return comparison
+
+
+def _remember(cache: OrderedDict, key: Hashable) -> Any:
+    if key not in cache:
+        return None
+    cache.move_to_end(key)
+    return cache[key]
+
+
+def _store(cache: OrderedDict, key: Hashable, value: Any, limit: int) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > limit:
+        cache.popitem(last=False)
+
+
+# -- export -----------------------------------------------------------------------------------------------
+
+
+def to_json(comparison: Comparison, index: Mapping[str, Any] | None = None) -> str:
+    """The comparison as JSON: query, parameters, per strategy its metrics, nodes (with summaries) and trace,
+    and the pairwise overlap. ``index`` adds a description of the index; pass only public facts (model
+    names, collection) — nothing here reads settings or the environment, so no secret can slip in."""
+    metrics = {row["strategy"]: row for row in comparison.metrics()}
+    strategies = {}
+    for name, run in comparison.runs.items():
+        data = run.result.to_json()
+        for entry, node in zip(data["nodes"], run.result.nodes):
+            entry["summary"] = node.summary
+            entry["keywords"] = node.keywords
+        data["tokens"] = metrics[name]["tokens"]
+        data["params_used"] = dict(params_key(name, comparison.params))
+        strategies[name] = data
+    document = {
+        "query": comparison.query,
+        "params": asdict(comparison.params),
+        "embed_ms": round(comparison.embed_ms, 2),
+        "metrics": list(metrics.values()),
+        "overlap": [asdict(o) for o in comparison.overlaps()],
+        "strategies": strategies,
+    }
+    if index:
+        document["index"] = dict(index)
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def export_tables(comparison: Comparison) -> dict[str, list[dict[str, Any]]]:
+    """Flat tables for CSV: ``metrics`` (one row per strategy), ``nodes`` (final nodes) and ``trace`` (every
+    candidate of every step, with its scores and what the strategy did with it)."""
+    nodes, trace = [], []
+    for name, run in comparison.runs.items():
+        result = run.result
+        for rank, node in enumerate(result.nodes, start=1):
+            nodes.append(
+                {
+                    "strategy": name,
+                    "rank": rank,
+                    "node_id": node.id,
+                    "file_name": node.file_name,
+                    "page_start": node.page_start,
+                    "page_end": node.page_end,
+                    "level": node.level,
+                    "score": result.scores.get(node.id),
+                    "summary": node.summary[:SUMMARY_CHARS],
+                }
+            )
+        for number, step in enumerate(result.trace, start=1):
+            kept = set(step.kept)
+            for rank, c in enumerate(step.candidates, start=1):
+                trace.append(
+                    {
+                        "strategy": name,
+                        "step_no": number,
+                        "step": step.name,
+                        "rank": rank,
+                        "node_id": c.id,
+                        "file_name": c.file_name,
+                        "page_start": c.page_start,
+                        "page_end": c.page_end,
+                        "level": c.level,
+                        "fused": c.fused,
+                        "dense_rank": c.dense_rank,
+                        "sparse_rank": c.sparse_rank,
+                        "dense_score": c.dense_score,
+                        "curve_score": step.curve[rank - 1] if rank <= len(step.curve) else None,
+                        "knee": step.knee_index == rank - 1,
+                        "within_cut": step.cut is None or rank <= step.cut,
+                        "kept": c.id in kept,
+                    }
+                )
+    return {"metrics": comparison.metrics(), "nodes": nodes, "trace": trace}
+
+
+def to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Rows (dicts with the same keys) as CSV text with a header line; empty text for no rows.
+
+    Text that a spreadsheet would run as a formula (starting with ``= + - @``, tab or CR) gets a leading
+    apostrophe.
+    """
+    if not rows:
+        return ""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: _inert(v) for k, v in row.items()} for row in rows)
+    return buffer.getvalue()
+
+
+def _inert(value: Any) -> Any:
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_PREFIXES) else value

@@ -1,0 +1,102 @@
+"""Tree: a document's summary tree as an icicle over its pages; click a node (or pick it) to inspect its
+summary, keywords and page text. After a query on Compare, the nodes a strategy ranked, kept and returned are
+coloured."""
+
+import streamlit as st
+
+from drag_core import views
+from drag_core.app_state import escape_markdown
+from drag_core.compare import pages_of
+from drag_core.types import Node
+from pages import ui
+
+PAGE_TEXTS_SHOWN = 25
+
+st.title("Tree")
+engine = ui.engine()
+documents = ui.indexed_documents(engine)
+
+names = [d.file_name for d in documents]
+left, right = st.columns([2, 1])
+with left:
+    file_name = ui.kept(st.selectbox, "Document", "tree_doc", names[0], options=names)
+info = next(d for d in documents if d.file_name == file_name)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def tree_nodes(doc_id: str, file_name: str) -> list[Node]:
+    """Nodes of one document version (keyed by its content hash)."""
+    return engine.tree(file_name)
+
+
+nodes = tree_nodes(info.doc_id, file_name)
+by_id = {n.id: n for n in nodes}
+
+marks = None
+comparison = ui.last_comparison()
+with right:
+    if comparison is not None:
+        strategy = st.selectbox(
+            "Highlight the search of",
+            ["none", *comparison.runs],
+            index=min(1, len(comparison.runs)),
+            key="tree_highlight",
+            help="From the last query on the Compare page.",
+        )
+        if strategy != "none":
+            marks = views.node_marks(comparison.runs[strategy].result)
+            st.caption("Query: " + escape_markdown(comparison.query[:200]))
+    else:
+        st.caption("Run a query on Compare to see which nodes each strategy visited, kept and returned.")
+
+chart_key = f"tree_chart_{info.doc_id}"
+chart_state = st.session_state.get(chart_key)
+clicked = views.selected_node_id(chart_state.selection.points) if chart_state else None
+if clicked in by_id and clicked != st.session_state.get("tree_clicked"):
+    st.session_state["tree_clicked"] = clicked
+    st.session_state["tree_node"] = clicked
+if st.session_state.get("tree_node") not in by_id:
+    st.session_state["tree_node"] = nodes[-1].id
+
+order = sorted(nodes, key=lambda n: (-n.level, n.page_start))
+selected = st.selectbox(
+    "Node",
+    [n.id for n in order],
+    format_func=lambda i: views.node_label(by_id[i]),
+    key="tree_node",
+    help="Or click a bar in the chart.",
+)
+st.plotly_chart(
+    views.tree_figure(nodes, marks, selected),
+    key=chart_key,
+    on_select="rerun",
+    selection_mode="points",
+    config={"displayModeBar": False},
+)
+
+node = by_id[selected]
+st.subheader(f"{views.node_label(node)} — {len(node.pages)} page{'s' if len(node.pages) != 1 else ''}")
+a, b, c, d = st.columns(4)
+a.metric("Level", node.level)
+b.metric("Pages", views.page_span(node.page_start, node.page_end))
+c.metric("Children", len(node.child_ids))
+d.metric("Summary by", node.summary_source or "—")
+if node.fallback_reason:
+    st.warning(
+        "The LLM failed here; the offline summariser wrote this. " + escape_markdown(node.fallback_reason)
+    )
+st.markdown("**Summary**")
+ui.show_text(node.summary)
+st.markdown("**Keywords**")
+ui.show_text(", ".join(node.keywords), empty="(none)")
+st.markdown("**Page text**")
+pages = pages_of(engine, node.id)
+if len(pages) == 1:
+    with st.container(height=420):
+        ui.show_text(pages[0].text, empty="(no extractable text on this page)")
+else:
+    for page in pages[:PAGE_TEXTS_SHOWN]:
+        with st.expander(f"Page {page.page_start}"):
+            ui.show_text(page.text, empty="(no extractable text on this page)")
+    if len(pages) > PAGE_TEXTS_SHOWN:
+        st.caption(f"{len(pages) - PAGE_TEXTS_SHOWN} more pages: pick a lower node to read them.")

@@ -1,0 +1,158 @@
+"""Streamlit glue shared by the pages (this file is not a page).
+
+One embedder and one engine per process (``st.cache_resource``: an embedded Qdrant folder takes one client
+per process; the engine's lock serialises the sessions' ingests and searches), per-user state in
+``st.session_state``, knobs that keep their values across page switches, and document text drawn as text.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from drag_core.app_state import (
+    SAMPLE_PDF,
+    app_env,
+    escape_markdown,
+    progress_fraction,
+    progress_text,
+    sample_on_start,
+    unchanged_report,
+)
+from drag_core.compare import Comparer, Comparison
+from drag_core.config import Settings
+from drag_core.embeddings import Embedder
+from drag_core.engine import DocumentInfo, Engine, default_summarizer
+from drag_core.ingest import IngestReport, ProgressEvent
+from drag_core.llm import LLMConfig
+from drag_core.store import StoreError
+
+KEPT = "kept_values"
+COMPARISON = "comparison"
+_first_start_lock = threading.Lock()
+
+
+def env() -> dict[str, str]:
+    """The environment with Streamlit secrets laid over it."""
+    secrets = st.secrets.to_dict() if st.secrets.load_if_toml_exists() else {}
+    return app_env(secrets)
+
+
+def llm_config() -> LLMConfig | None:
+    """The configured LLM endpoint, or None (offline)."""
+    return LLMConfig.from_env(env())
+
+
+@st.cache_resource(show_spinner="Loading the embedding models…")
+def _embedder(model_dir: str, dense_model: str, sparse_model: str) -> Embedder:
+    return Embedder(Path(model_dir), dense_model, sparse_model)
+
+
+@st.cache_resource(show_spinner="Opening the index…")
+def _engine(key: str, _env: Mapping[str, str]) -> Engine:
+    settings = Settings.from_env(_env)
+    embedder = _embedder(str(settings.model_dir), settings.dense_model, settings.sparse_model)
+    return Engine(settings, summarizer=default_summarizer(_env), embedder=embedder)
+
+
+@st.cache_resource
+def _started() -> set[str]:
+    """Keys of the engines whose first start was handled in this process."""
+    return set()
+
+
+def engine() -> Engine:
+    """The process's engine for the current settings; on its first start an empty index gets the sample.
+
+    Stops the page with the reason when the index cannot be opened. The engine is keyed by the settings
+    (secrets excluded): the LLM used for summaries is the one configured when it was created.
+    """
+    current = env()
+    key = repr(Settings.from_env(current))
+    try:
+        found = _engine(key, current)
+    except StoreError as error:
+        st.error(f"The index cannot be opened: {escape_markdown(str(error))}")
+        st.stop()
+    with _first_start_lock:
+        started = _started()
+        first = key not in started
+        started.add(key)
+    if first and sample_on_start(current) and not found.documents():
+        ingest_files(
+            found, [(SAMPLE_PDF.name, SAMPLE_PDF.read_bytes())], "Indexing the bundled sample document"
+        )
+    return found
+
+
+def ingest_files(engine: Engine, files: list[tuple[str, bytes]], label: str) -> list[IngestReport]:
+    """Ingest files under an ``st.status`` with a progress bar per file and one result line each."""
+    reports = []
+    with st.status(f"{label} ({len(files)} file{'s' if len(files) != 1 else ''})…", expanded=True) as status:
+        for name, data in files:
+            bar = st.progress(0.0, text=escape_markdown(f"{name} — waiting"))
+
+            def show(event: ProgressEvent, bar: Any = bar) -> None:
+                bar.progress(progress_fraction(event), text=escape_markdown(progress_text(event)))
+
+            report = unchanged_report(engine.documents(), name, data) or engine.ingest_bytes(name, data, show)
+            bar.progress(1.0, text=escape_markdown(report.line()))
+            reports.append(report)
+        failed = sum(not r.ok for r in reports)
+        status.update(
+            label=f"{label}: {len(reports) - failed} done, {failed} failed",
+            state="error" if failed else "complete",
+            expanded=True,
+        )
+    return reports
+
+
+def indexed_documents(found: Engine) -> list[DocumentInfo]:
+    """The indexed documents; when there are none, a pointer to the Upload page, and the page stops."""
+    documents = found.documents()
+    if not documents:
+        st.info("Nothing is indexed yet.")
+        st.page_link("pages/upload.py", label="Upload documents", icon=":material/upload_file:")
+        st.stop()
+    return documents
+
+
+def comparer() -> Comparer:
+    """This user's comparer (remembers query embeddings and strategy runs)."""
+    if "comparer" not in st.session_state:
+        st.session_state["comparer"] = Comparer()
+    return st.session_state["comparer"]
+
+
+def last_comparison() -> Comparison | None:
+    """The comparison this user ran last on the Compare page."""
+    return st.session_state.get(COMPARISON)
+
+
+def kept(widget: Callable[..., Any], label: str, key: str, default: Any, **kwargs: Any) -> Any:
+    """A widget whose value survives page switches (Streamlit drops the state of widgets not drawn).
+
+    A remembered value that is no longer among the widget's ``options`` falls back to ``default``.
+    """
+    values = st.session_state.setdefault(KEPT, {})
+    value = st.session_state.get(key, values.get(key, default))
+    options = kwargs.get("options")
+    if options is not None and not _among(value, options):
+        value = default
+    st.session_state[key] = value
+    values[key] = widget(label, key=key, **kwargs)
+    return values[key]
+
+
+def _among(value: Any, options: Any) -> bool:
+    choices = list(options)
+    return all(v in choices for v in value) if isinstance(value, list | tuple) else value in choices
+
+
+def show_text(text: str, empty: str = "(no text)") -> None:
+    """Text from a document, drawn as plain text (never Markdown or HTML)."""
+    st.text(text if text.strip() else empty)
