@@ -19,6 +19,7 @@ DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
 
 ENV_VARS: dict[str, str] = {
     "DRAG_STORE": f"embedded Qdrant folder (default `{DEFAULT_STORE}`; `:memory:` for a throw-away index)",
+    "DRAG_ENGINE": "embedded engine: `edge` (Qdrant Edge, the default) or `local` (qdrant-client local mode)",
     "QDRANT_URL": "a Qdrant server or cluster (e.g. `http://localhost:6333`); overrides DRAG_STORE",
     "QDRANT_API_KEY": "API key for QDRANT_URL (secret)",
     "DRAG_COLLECTION": "collection name (default `drag_nodes`)",
@@ -43,6 +44,7 @@ class Settings:
 
     Attributes:
         store: embedded Qdrant folder, or ``:memory:``.
+        engine: embedded engine, ``edge`` or ``local`` ("" picks one, see ``store.open_store``).
         qdrant_url: Qdrant server URL; when set, ``store`` is not used.
         qdrant_api_key: key for the server (hidden from ``repr``).
         collection: Qdrant collection name.
@@ -55,6 +57,7 @@ class Settings:
     """
 
     store: str = DEFAULT_STORE
+    engine: str = ""
     qdrant_url: str | None = None
     qdrant_api_key: str | None = field(default=None, repr=False)
     collection: str = "drag_nodes"
@@ -73,6 +76,7 @@ class Settings:
         cache = env.get("DRAG_CACHE")
         values: dict[str, object] = {
             "store": store,
+            "engine": env.get("DRAG_ENGINE", "").strip().lower(),
             "qdrant_url": env.get("QDRANT_URL") or None,
             "qdrant_api_key": env.get("QDRANT_API_KEY") or None,
             "collection": env.get("DRAG_COLLECTION") or "drag_nodes",

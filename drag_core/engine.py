@@ -23,9 +23,10 @@ from drag_core.describe.cache import DescriptionCache
 from drag_core.describe.describer import Describer
 from drag_core.embeddings import Embedder
 from drag_core.ingest import Ingestor, IngestReport, ProgressCallback, ProgressEvent, failed
-from drag_core.loading import LoadedDocument, load_bytes, load_path
+from drag_core.loading import LoadedDocument
+from drag_core.parsing import PageCache, Parser, page_cache_path
 from drag_core.search import STRATEGIES, SearchContext, SearchParams, SearchResult
-from drag_core.store import QueryVectors, Store, open_client
+from drag_core.store import NodeStore, QueryVectors, open_store
 from drag_core.types import Node
 from drag_core.vector_text import VectorPolicy
 
@@ -72,10 +73,11 @@ class Engine:
 
     Attributes:
         settings: where the index lives and which models build it.
-        store: the Qdrant store.
+        store: the Qdrant store (Qdrant Edge, local mode or a server; see ``store.open_store``).
         embedder: dense + sparse embedder.
         summarizer: describes pages and groups.
         policy: which text each vector sees.
+        parser: files → pages, cached by content hash, several files in parallel processes.
         lock: serialises store access; qdrant-client local mode is not thread-safe, and one engine serves
             every session of the app.
     """
@@ -86,19 +88,20 @@ class Engine:
         summarizer: Summarizer | None = None,
         embedder: Embedder | None = None,
         policy: VectorPolicy | None = None,
-        store: Store | None = None,
+        store: NodeStore | None = None,
     ) -> None:
         self.settings = settings
+        self.store = store or open_store(settings)  # first: an unusable store is reported before models load
         self.embedder = embedder or Embedder(settings.model_dir, settings.dense_model, settings.sparse_model)
-        self.store = store or Store(open_client(settings), settings.collection)
         self.summarizer = summarizer or default_summarizer()
         self.policy = policy or VectorPolicy()
         self.cache = DescriptionCache(settings.cache_path)
+        self.parser = Parser(settings.max_file_bytes, PageCache(page_cache_path(settings.cache_path)))
         self.lock = threading.RLock()
         self.store.ensure_collection(self.embedder.dim)
         self.store.recover()
         self._ingestor = Ingestor(
-            self.store, self.embedder, Describer(self.summarizer, self.cache), self.policy
+            self.store, self.embedder, Describer(self.summarizer, self.cache), self.policy, self.lock
         )
 
     @classmethod
@@ -110,16 +113,21 @@ class Engine:
         self, paths: Iterable[Path | str], progress: ProgressCallback | None = None
     ) -> list[IngestReport]:
         """Ingest files from disk; a file that fails gets a report with its reason, the others go on."""
-        reports = []
-        for path in map(Path, paths):
-            reports.append(
-                self._ingest(path.name, lambda p=path: load_path(p, self.settings.max_file_bytes), progress)
-            )
-        return reports
+        paths = [Path(p) for p in paths]  # parsed in parallel while earlier files are being ingested
+        return [
+            self._ingest(path.name, load, progress)
+            for path, load in zip(paths, self.parser.parse_paths(paths))
+        ]
 
     def ingest_bytes(self, name: str, data: bytes, progress: ProgressCallback | None = None) -> IngestReport:
         """Ingest an uploaded file."""
-        return self._ingest(name, lambda: load_bytes(name, data, self.settings.max_file_bytes), progress)
+        return self._ingest(name, lambda: self.parser.parse_bytes(name, data), progress)
+
+    def ingest_document(
+        self, document: LoadedDocument, progress: ProgressCallback | None = None
+    ) -> IngestReport:
+        """Ingest a document already split into pages (e.g. one passage of an evaluation corpus)."""
+        return self._ingest(document.file_name, lambda: document, progress)
 
     def _ingest(
         self, name: str, load: Callable[[], LoadedDocument], progress: ProgressCallback | None
@@ -131,8 +139,7 @@ class Engine:
             document: LoadedDocument = load()
             if progress:
                 progress(ProgressEvent(document.file_name, "pages", len(document.pages), len(document.pages)))
-            with self.lock:
-                report = self._ingestor.ingest(document, progress)
+            report = self._ingestor.ingest(document, progress)  # takes self.lock around store calls only
             report.stage_seconds["pages"] = time.perf_counter() - started - sum(report.stage_seconds.values())
         except Exception as error:  # one bad file never stops the batch; the store is left as it was
             log.warning("ingest of %s failed: %s", name, error)
@@ -173,13 +180,13 @@ class Engine:
     def tree(self, file_name: str, with_text: bool = False) -> list[Node]:
         """All nodes of a document's tree (leaves first). Raises KeyError for an unknown file."""
         with self.lock:
-            return self.store.nodes_of(self._document(file_name).doc_id, with_text=with_text)
+            return self.store.nodes_of(self._document(file_name).doc_id, with_text, file_name)
 
     def remove(self, file_name: str) -> int:
         """Remove a document and every one of its nodes; returns how many nodes were removed."""
         with self.lock:
             info = self._document(file_name)
-            self.store.delete_document(info.doc_id)
+            self.store.delete_document(info.doc_id, file_name)
         return info.nodes
 
     def _document(self, file_name: str) -> DocumentInfo:
@@ -226,4 +233,4 @@ class Engine:
 
     def close(self) -> None:
         with self.lock:
-            self.store.client.close()
+            self.store.close()

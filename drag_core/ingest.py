@@ -9,12 +9,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from typing import Any
 
 from drag_core.describe.describer import Describer
 from drag_core.embeddings import Embedder
 from drag_core.loading import LoadedDocument, LoadError
-from drag_core.store import Store
+from drag_core.store import NodeStore
 from drag_core.tree import build_tree
 from drag_core.types import Node
 from drag_core.vector_text import VectorPolicy, dense_vectors, sparse_texts
@@ -94,13 +96,22 @@ class Ingestor:
 
     Attributes:
         store, embedder, describer, policy: the parts it wires together.
+        lock: held around store calls only, so searches go on while pages are described and embedded.
     """
 
-    def __init__(self, store: Store, embedder: Embedder, describer: Describer, policy: VectorPolicy) -> None:
+    def __init__(
+        self,
+        store: NodeStore,
+        embedder: Embedder,
+        describer: Describer,
+        policy: VectorPolicy,
+        lock: AbstractContextManager[Any] | None = None,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.describer = describer
         self.policy = policy
+        self.lock = lock if lock is not None else nullcontext()
 
     def ingest(self, document: LoadedDocument, progress: ProgressCallback | None = None) -> IngestReport:
         """Index one loaded document, replacing an older version of the same file."""
@@ -112,8 +123,8 @@ class Ingestor:
             empty_pages=document.empty_pages,
             doc_id=document.doc_id,
         )
-        previous = [root for root in self.store.roots() if root.file_name == document.file_name]
-        same = next((root for root in previous if root.doc_id == document.doc_id), None)
+        with self.lock:
+            previous, same = self._versions(document)
         if same is not None and same.extra.get("vector_policy") == self.policy.identity:
             report.status, report.nodes = "unchanged", int(same.extra.get("nodes", 0))
             return report
@@ -136,18 +147,24 @@ class Ingestor:
             sparse = self.embedder.sparse(sparse_texts(nodes, self.policy))
             stage("vectors")(len(nodes), len(nodes))
         _describe_root(nodes[-1], report, self.policy)
-        with timer("store"):
+        with timer("store"), self.lock:
             stage("store")(0, len(nodes))
+            previous, same = self._versions(document)  # again: another session may have written it meanwhile
             if same is not None:  # same content built another way: its point ids are ours, so clear it first
-                self.store.delete_document(same.doc_id)
+                self.store.delete_document(same.doc_id, same.file_name)
             self.store.write_document(nodes, dense, sparse)
             for old in previous:
                 if old.doc_id != document.doc_id:
-                    self.store.delete_document(old.doc_id)
+                    self.store.delete_document(old.doc_id, old.file_name)
             stage("store")(len(nodes), len(nodes))
         report.status = "replaced" if previous else "indexed"
         report.seconds = time.perf_counter() - started
         return report
+
+    def _versions(self, document: LoadedDocument) -> tuple[list[Node], Node | None]:
+        """Roots of the indexed versions of the document's file, and the one with its content (if any)."""
+        previous = [root for root in self.store.roots() if root.file_name == document.file_name]
+        return previous, next((root for root in previous if root.doc_id == document.doc_id), None)
 
 
 def _describe_root(root: Node, report: IngestReport, policy: VectorPolicy) -> None:
@@ -177,8 +194,10 @@ class _StageTimer:
 
 
 def failed(file_name: str, error: Exception) -> IngestReport:
-    """The report of a file that could not be ingested."""
+    """The report of a file that could not be ingested (its name as given, control characters dropped)."""
     reason = str(error) if isinstance(error, LoadError) else f"{type(error).__name__}: {str(error)[:200]}"
     return IngestReport(
-        file_name, "failed", reason=reason.splitlines()[0] if reason else type(error).__name__
+        "".join(ch for ch in file_name if ch.isprintable()),
+        "failed",
+        reason=reason.splitlines()[0] if reason else type(error).__name__,
     )

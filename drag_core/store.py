@@ -1,8 +1,11 @@
 """The Qdrant store: one collection, one flat point per tree node, named vectors ``dense`` and ``sparse``.
 
-Embedded on disk by default (qdrant-client local mode), ``:memory:`` for tests, a Qdrant server or cluster
-when a URL is given — one code path. A document is committed by writing its root last: a document whose root
-is missing (a crash mid-ingest) is removed by ``recover``.
+Two engines behind one interface (``NodeStore``): Qdrant Edge, Qdrant's engine in-process (``EdgeStore`` in
+``edge_store``, the default embedded engine), and qdrant-client (``Store``: a Qdrant server or cluster when a
+URL is given, or its pure-Python local mode). ``open_store`` picks one. Everything that is not an engine call —
+which points a document writes and in what order, recovery, the three requests of a ranking, reading the
+results — is shared here, so the engines stay in step. A document is committed by writing its root last: a
+document whose root is missing (a crash mid-ingest) is removed by ``recover``.
 """
 
 from __future__ import annotations
@@ -10,27 +13,59 @@ from __future__ import annotations
 import logging
 import time
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from qdrant_client import QdrantClient, models
 
 from drag_core.config import Settings
 from drag_core.embeddings import SparseVector
-from drag_core.fusion import rrf_query
+from drag_core.fusion import qdrant_rrf_k
 from drag_core.types import Node
 
 log = logging.getLogger(__name__)
 
 DENSE, SPARSE = "dense", "sparse"
+ENGINES = ("edge", "local")
+DEFAULT_ENGINE = "edge"
 UPSERT_BATCH = 128
+SCROLL_PAGE = 512
 CANDIDATE_FIELDS = ["id", "parent_id", "child_ids", "level", "doc_id", "file_name", "page_start", "page_end"]
 LISTING_FIELDS = [*CANDIDATE_FIELDS, "keywords", "summary", "summary_source", "fallback_reason", "extra"]
+INDEXED_FIELDS = (("parent_id", "integer"), ("level", "integer"), ("doc_id", "keyword"))
+Fields = list[str] | bool
 
 
 class StoreError(Exception):
     """The store cannot be used; ``str(error)`` says why in one line."""
+
+
+@dataclass(frozen=True)
+class Where:
+    """An engine-neutral filter: all conditions must hold.
+
+    Attributes:
+        ids: point ids (None: any point).
+        equals: ``(payload field, value)`` pairs.
+    """
+
+    ids: tuple[int, ...] | None = None
+    equals: tuple[tuple[str, int | str], ...] = ()
+
+
+ROOTS = Where(equals=(("parent_id", -1),))
+LEAVES = Where(equals=(("level", 0),))
+
+
+def of_document(doc_id: str, file_name: str | None = None) -> Where:
+    """The nodes of one document version; with ``file_name``, only that file's (two files may hold the same
+    bytes, hence the same ``doc_id``)."""
+    of_file = (("file_name", file_name),) if file_name is not None else ()
+    return Where(equals=(("doc_id", doc_id), *of_file))
 
 
 @dataclass(frozen=True)
@@ -41,21 +76,21 @@ class Scope:
         ids: the point ids to rank (``HasIdCondition``); None to use ``kind``.
         kind: ``"roots"`` or ``"leaves"`` when ``ids`` is None.
         limit: how many results to return.
+        using: the named vectors fused (both by default; one of them ranks by that vector alone).
     """
 
     ids: tuple[int, ...] | None = None
     kind: str | None = None
     limit: int = 10
+    using: tuple[str, ...] = (DENSE, SPARSE)
 
-    def filter(self) -> models.Filter:
+    def where(self) -> Where:
         if self.ids is not None:
-            return models.Filter(must=[models.HasIdCondition(has_id=list(self.ids))])
+            return Where(ids=self.ids)
         if self.kind == "roots":
-            return models.Filter(
-                must=[models.FieldCondition(key="parent_id", match=models.MatchValue(value=-1))]
-            )
+            return ROOTS
         if self.kind == "leaves":
-            return models.Filter(must=[models.FieldCondition(key="level", match=models.MatchValue(value=0))])
+            return LEAVES
         raise ValueError(f"unknown scope {self.kind!r}")
 
 
@@ -91,8 +126,242 @@ class QueryVectors:
     sparse: SparseVector
 
 
+@dataclass(frozen=True)
+class Hit:
+    """One scored point as an engine returns it.
+
+    Attributes:
+        id: point id.
+        score: the engine's score.
+        payload: the payload fields asked for.
+    """
+
+    id: int
+    score: float
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class NodePoint:
+    """One node ready to be written: id, vectors and payload (``sparse`` None when the text has no terms)."""
+
+    id: int
+    dense: list[float]
+    sparse: SparseVector | None
+    payload: dict[str, Any]
+
+
+class NodeStore(ABC):
+    """Nodes in one collection of one engine; the engine-neutral half. ``round_trips`` counts engine calls.
+
+    Attributes:
+        collection: the collection name.
+        round_trips: number of engine calls made through this store.
+    """
+
+    def __init__(self, collection: str) -> None:
+        self.collection = collection
+        self.round_trips = 0
+
+    # -- collection --------------------------------------------------------------------------------------
+    def ensure_collection(self, dim: int) -> None:
+        """Create the collection if needed; refuse one built with another dense size."""
+        self.round_trips += 1
+        existing = self._dense_size()
+        if existing is None:
+            self._create(dim)
+        elif existing != dim:
+            raise StoreError(
+                f"collection {self.collection} holds {existing}-d vectors but the dense model gives {dim}-d; "
+                "use another collection or store"
+            )
+
+    def has_collection(self) -> bool:
+        self.round_trips += 1
+        return self._dense_size() is not None
+
+    # -- writing ---------------------------------------------------------------------------------------
+    def write_document(
+        self, nodes: Sequence[Node], dense: np.ndarray, sparse: Sequence[SparseVector]
+    ) -> None:
+        """Upsert a document's nodes; the root goes last, alone, so its presence marks the document complete."""
+        points = [
+            NodePoint(
+                node.id,
+                np.asarray(dense[i], dtype=float).tolist(),
+                sparse[i] if sparse[i].indices else None,
+                node.payload(),
+            )
+            for i, node in enumerate(nodes)
+        ]
+        roots = [p for p, node in zip(points, nodes) if node.is_root]
+        if len(roots) != 1:
+            raise ValueError("a document has exactly one root")
+        body = [p for p, node in zip(points, nodes) if not node.is_root]
+        for start in range(0, len(body), UPSERT_BATCH):
+            self.round_trips += 1
+            self._upsert(body[start : start + UPSERT_BATCH])
+        self.round_trips += 1
+        self._upsert(roots)
+
+    def delete_document(self, doc_id: str, file_name: str | None = None) -> None:
+        """Remove every node of one document version (of one file, when given), the root first (so a
+        half-deleted one counts as gone)."""
+        self.round_trips += 2
+        document = of_document(doc_id, file_name)
+        self._delete(Where(equals=(*document.equals, ("parent_id", -1))))
+        self._delete(document)
+
+    def recover(self) -> list[str]:
+        """Delete the nodes of documents whose root was never written (an interrupted ingest), and older
+        versions of a file still listed beside its newest one (an interrupted replace).
+
+        Returns the removed document ids. Call it when no ingest is running against this store.
+        """
+        if not self.has_collection():
+            return []
+        roots = sorted(self.roots(), key=lambda root: root.extra.get("ingested_at", 0))
+        complete = {(root.doc_id, root.file_name) for root in roots}
+        found = {(p["doc_id"], p["file_name"]) for p in self._payloads(["doc_id", "file_name"])}
+        newest = {root.file_name: root.doc_id for root in roots}
+        older = {(root.doc_id, root.file_name) for root in roots if newest[root.file_name] != root.doc_id}
+        removed = sorted(found - complete) + sorted(older)
+        for doc_id, file_name in removed:
+            log.warning("removing %s of %s left by an interrupted ingest", doc_id, file_name)
+            self.delete_document(doc_id, file_name)
+        return [doc_id for doc_id, _ in removed]
+
+    # -- reading ---------------------------------------------------------------------------------------
+    def roots(self) -> list[Node]:
+        """The root of every complete document."""
+        return [Node.from_payload(p) for p in self._payloads(LISTING_FIELDS, ROOTS)]
+
+    def nodes_of(self, doc_id: str, with_text: bool = False, file_name: str | None = None) -> list[Node]:
+        """Every node of one document version (of one file, when given), ordered by level then first page."""
+        fields = True if with_text else LISTING_FIELDS
+        nodes = [Node.from_payload(p) for p in self._payloads(fields, of_document(doc_id, file_name))]
+        return sorted(nodes, key=lambda n: (n.level, n.page_start, n.id))
+
+    def get(self, ids: Iterable[int], with_text: bool = True) -> list[Node]:
+        """Nodes by id, in the order asked (missing ids are skipped)."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+        self.round_trips += 1
+        payloads = self._retrieve(wanted, True if with_text else LISTING_FIELDS)
+        by_id = {int(p["id"]): Node.from_payload(p) for p in payloads}
+        return [by_id[i] for i in wanted if i in by_id]
+
+    def count(self) -> int:
+        self.round_trips += 1
+        return self._count()
+
+    def _payloads(self, fields: Fields, where: Where | None = None) -> Iterator[dict]:
+        for page in self._scroll(fields, where):
+            self.round_trips += 1
+            yield from page
+
+    # -- ranking ---------------------------------------------------------------------------------------
+    def rank(
+        self, query: QueryVectors, scopes: Sequence[Scope], rrf_k: int
+    ) -> tuple[list[list[Candidate]], float]:
+        """Rank each scope by RRF of dense and sparse, in ONE engine call for all scopes.
+
+        For every scope three requests go in the batch: the fused ranking, and the dense and sparse lists
+        (so the trace can show each candidate's dense rank, sparse rank and cosine). Returns the rankings
+        and the milliseconds spent in the engine.
+        """
+        if not scopes:
+            return [], 0.0
+        k = qdrant_rrf_k(rrf_k)
+        requests = []
+        for scope in scopes:
+            where, limit = scope.where(), scope.limit
+            requests += [
+                self._fused_request(query, where, limit, k, scope.using),
+                self._vector_request(query, DENSE, where, limit),
+                self._vector_request(query, SPARSE, where, limit),
+            ]
+        started = time.perf_counter()
+        self.round_trips += 1
+        responses = self._query_batch(requests)
+        elapsed = (time.perf_counter() - started) * 1000
+        rankings = [_candidates(*responses[i : i + 3]) for i in range(0, len(responses), 3)]
+        return rankings, elapsed
+
+    # -- engine calls ----------------------------------------------------------------------------------
+    @abstractmethod
+    def close(self) -> None:
+        """Release the engine (and its folder lock)."""
+
+    @abstractmethod
+    def _dense_size(self) -> int | None:
+        """The collection's dense vector size, None when there is no collection."""
+
+    @abstractmethod
+    def _create(self, dim: int) -> None:
+        """Create the collection with its named vectors and payload indexes (``INDEXED_FIELDS``)."""
+
+    @abstractmethod
+    def _upsert(self, points: Sequence[NodePoint]) -> None:
+        """Write points, durable when it returns."""
+
+    @abstractmethod
+    def _delete(self, where: Where) -> None:
+        """Delete the points matching ``where``."""
+
+    @abstractmethod
+    def _scroll(self, fields: Fields, where: Where | None) -> Iterator[list[dict]]:
+        """Payloads of the matching points, one page per engine call."""
+
+    @abstractmethod
+    def _retrieve(self, ids: list[int], fields: Fields) -> list[dict]:
+        """Payloads of the points with these ids (missing ids are skipped)."""
+
+    @abstractmethod
+    def _count(self) -> int:
+        """Exact number of points."""
+
+    @abstractmethod
+    def _fused_request(
+        self, query: QueryVectors, where: Where, limit: int, qdrant_k: int, using: tuple[str, ...]
+    ) -> Any:
+        """RRF (Qdrant's ``k``) over one prefetch per named vector in ``using``, with the candidate fields."""
+
+    @abstractmethod
+    def _vector_request(self, query: QueryVectors, using: str, where: Where, limit: int) -> Any:
+        """Nearest points by one named vector, without payload."""
+
+    @abstractmethod
+    def _query_batch(self, requests: list[Any]) -> list[list[Hit]]:
+        """Run all requests in one engine call."""
+
+
+def _candidates(fused: list[Hit], dense: list[Hit], sparse: list[Hit]) -> list[Candidate]:
+    dense_rank = {p.id: rank for rank, p in enumerate(dense, start=1)}
+    dense_score = {p.id: p.score for p in dense}
+    sparse_rank = {p.id: rank for rank, p in enumerate(sparse, start=1)}
+    return [
+        Candidate(
+            id=point.id,
+            parent_id=int(point.payload.get("parent_id", -1)),
+            child_ids=tuple(point.payload.get("child_ids", ())),
+            level=int(point.payload.get("level", 0)),
+            file_name=str(point.payload.get("file_name", "")),
+            page_start=int(point.payload.get("page_start", 0)),
+            page_end=int(point.payload.get("page_end", 0)),
+            fused=point.score,
+            dense_rank=dense_rank.get(point.id),
+            sparse_rank=sparse_rank.get(point.id),
+            dense_score=dense_score.get(point.id),
+        )
+        for point in fused
+    ]
+
+
+# -- qdrant-client -----------------------------------------------------------------------------------------
 def open_client(settings: Settings) -> QdrantClient:
-    """A qdrant-client for the settings: server when ``qdrant_url`` is set, else embedded."""
+    """A qdrant-client for the settings: server when ``qdrant_url`` is set, else local mode."""
     try:
         if settings.qdrant_url:
             client = QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key, timeout=10)
@@ -102,12 +371,13 @@ def open_client(settings: Settings) -> QdrantClient:
             return QdrantClient(":memory:")
         return QdrantClient(path=settings.store)
     except Exception as error:  # qdrant-client raises many types for the same two situations
-        raise StoreError(_describe_open_error(settings, error)) from None
+        raise StoreError(describe_open_error(settings, error)) from None
 
 
-def _describe_open_error(settings: Settings, error: Exception) -> str:
+def describe_open_error(settings: Settings, error: Exception) -> str:
+    """One line for a store that cannot be opened (folder held by another process, server down, ...)."""
     text = str(error)
-    if "already accessed" in text:
+    if "already accessed" in text or "WouldBlock" in text:
         return (
             f"the index folder {settings.store} is in use by another process (the app or another command); "
             "stop it, or point --store / DRAG_STORE at another folder"
@@ -120,8 +390,9 @@ def _describe_open_error(settings: Settings, error: Exception) -> str:
     )
 
 
-class Store:
-    """Nodes in one Qdrant collection. ``round_trips`` counts the calls made to Qdrant.
+class Store(NodeStore):
+    """Nodes in one collection through qdrant-client: a Qdrant server or cluster, or local mode (pure Python,
+    every point scored before filters apply; on disk it commits every point separately).
 
     Attributes:
         client: the qdrant-client.
@@ -130,24 +401,19 @@ class Store:
     """
 
     def __init__(self, client: QdrantClient, collection: str = "drag_nodes") -> None:
+        super().__init__(collection)
         self.client = client
-        self.collection = collection
-        self.round_trips = 0
 
-    # -- collection --------------------------------------------------------------------------------------
-    def ensure_collection(self, dim: int) -> None:
-        """Create the collection if needed; refuse one built with another dense size."""
-        self.round_trips += 1
-        if self.client.collection_exists(self.collection):
-            info = self.client.get_collection(self.collection)
-            vectors = info.config.params.vectors
-            existing = vectors[DENSE].size if isinstance(vectors, dict) else None
-            if existing != dim:
-                raise StoreError(
-                    f"collection {self.collection} holds {existing}-d vectors but the dense model gives {dim}-d; "
-                    "use another collection or store"
-                )
-            return
+    def close(self) -> None:
+        self.client.close()
+
+    def _dense_size(self) -> int | None:
+        if not self.client.collection_exists(self.collection):
+            return None
+        vectors = self.client.get_collection(self.collection).config.params.vectors
+        return vectors[DENSE].size if isinstance(vectors, dict) and DENSE in vectors else 0
+
+    def _create(self, dim: int) -> None:
         self.client.create_collection(
             self.collection,
             vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
@@ -155,165 +421,112 @@ class Store:
         )
         with warnings.catch_warnings():  # local mode accepts payload indexes and ignores them, with a warning
             warnings.simplefilter("ignore", UserWarning)
-            for name, schema in (("parent_id", "integer"), ("level", "integer"), ("doc_id", "keyword")):
+            for name, schema in INDEXED_FIELDS:
                 self.client.create_payload_index(self.collection, name, field_schema=schema)
 
-    def has_collection(self) -> bool:
-        self.round_trips += 1
-        return self.client.collection_exists(self.collection)
+    def _upsert(self, points: Sequence[NodePoint]) -> None:
+        structs = []
+        for point in points:
+            vectors: dict = {DENSE: point.dense}
+            if point.sparse is not None:
+                vectors[SPARSE] = _sparse(point.sparse)
+            structs.append(models.PointStruct(id=point.id, vector=vectors, payload=point.payload))
+        self.client.upsert(self.collection, points=structs, wait=True)
 
-    # -- writing ---------------------------------------------------------------------------------------
-    def write_document(
-        self, nodes: Sequence[Node], dense: np.ndarray, sparse: Sequence[SparseVector]
-    ) -> None:
-        """Upsert a document's nodes; the root goes last, alone, so its presence marks the document complete."""
-        points = [_point(node, dense[i], sparse[i]) for i, node in enumerate(nodes)]
-        roots = [p for p, node in zip(points, nodes) if node.is_root]
-        if len(roots) != 1:
-            raise ValueError("a document has exactly one root")
-        body = [p for p, node in zip(points, nodes) if not node.is_root]
-        for start in range(0, len(body), UPSERT_BATCH):
-            self._upsert(body[start : start + UPSERT_BATCH])
-        self._upsert(roots)
+    def _delete(self, where: Where) -> None:
+        self.client.delete(self.collection, _filter(where), wait=True)
 
-    def _upsert(self, points: list[models.PointStruct]) -> None:
-        self.round_trips += 1
-        self.client.upsert(self.collection, points=points, wait=True)
-
-    def delete_document(self, doc_id: str) -> None:
-        """Remove every node of one document version, the root first (so a half-deleted one counts as gone)."""
-        self.round_trips += 2
-        doc = models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))
-        root = models.FieldCondition(key="parent_id", match=models.MatchValue(value=-1))
-        self.client.delete(self.collection, models.Filter(must=[doc, root]), wait=True)
-        self.client.delete(self.collection, models.Filter(must=[doc]), wait=True)
-
-    def recover(self) -> list[str]:
-        """Delete the nodes of documents whose root was never written (an interrupted ingest).
-
-        Returns the removed document ids. Call it when no ingest is running against this store.
-        """
-        if not self.has_collection():
-            return []
-        complete = {root.doc_id for root in self.roots()}
-        orphans = sorted({p["doc_id"] for p in self._scroll_payloads(["doc_id"])} - complete)
-        for doc_id in orphans:
-            log.warning("removing the incomplete document %s left by an interrupted ingest", doc_id)
-            self.delete_document(doc_id)
-        return orphans
-
-    # -- reading ---------------------------------------------------------------------------------------
-    def roots(self) -> list[Node]:
-        """The root of every complete document."""
-        scope = Scope(kind="roots").filter()
-        return [Node.from_payload(p) for p in self._scroll_payloads(LISTING_FIELDS, scope)]
-
-    def nodes_of(self, doc_id: str, with_text: bool = False) -> list[Node]:
-        """Every node of one document version, ordered by level then first page."""
-        scope = models.Filter(
-            must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
-        )
-        fields = True if with_text else LISTING_FIELDS
-        nodes = [Node.from_payload(p) for p in self._scroll_payloads(fields, scope)]
-        return sorted(nodes, key=lambda n: (n.level, n.page_start, n.id))
-
-    def get(self, ids: Iterable[int], with_text: bool = True) -> list[Node]:
-        """Nodes by id, in the order asked (missing ids are skipped)."""
-        wanted = list(dict.fromkeys(ids))
-        if not wanted:
-            return []
-        self.round_trips += 1
-        records = self.client.retrieve(
-            self.collection, ids=wanted, with_payload=True if with_text else LISTING_FIELDS
-        )
-        by_id = {int(r.id): Node.from_payload(r.payload or {}) for r in records}
-        return [by_id[i] for i in wanted if i in by_id]
-
-    def count(self) -> int:
-        self.round_trips += 1
-        return self.client.count(self.collection, exact=True).count
-
-    def _scroll_payloads(
-        self, fields: list[str] | bool, scope: models.Filter | None = None
-    ) -> Iterator[dict]:
+    def _scroll(self, fields: Fields, where: Where | None) -> Iterator[list[dict]]:
         offset = None
         while True:
-            self.round_trips += 1
             records, offset = self.client.scroll(
-                self.collection, scroll_filter=scope, limit=512, offset=offset, with_payload=fields
+                self.collection,
+                scroll_filter=_filter(where) if where else None,
+                limit=SCROLL_PAGE,
+                offset=offset,
+                with_payload=fields,
             )
-            for record in records:
-                yield record.payload or {}
+            yield [record.payload or {} for record in records]
             if offset is None:
                 return
 
-    # -- ranking ---------------------------------------------------------------------------------------
-    def rank(
-        self, query: QueryVectors, scopes: Sequence[Scope], rrf_k: int
-    ) -> tuple[list[list[Candidate]], float]:
-        """Rank each scope by RRF of dense and sparse, in ONE Qdrant call for all scopes.
+    def _retrieve(self, ids: list[int], fields: Fields) -> list[dict]:
+        return [r.payload or {} for r in self.client.retrieve(self.collection, ids=ids, with_payload=fields)]
 
-        For every scope three requests go in the batch: the fused ranking, and the dense and sparse lists
-        (so the trace can show each candidate's dense rank, sparse rank and cosine). Returns the rankings
-        and the milliseconds spent in Qdrant.
-        """
-        requests: list[models.QueryRequest] = []
-        for scope in scopes:
-            flt = scope.filter()
-            dense = models.Prefetch(query=query.dense.tolist(), using=DENSE, filter=flt, limit=scope.limit)
-            sparse_vector = models.SparseVector(indices=query.sparse.indices, values=query.sparse.values)
-            sparse = models.Prefetch(query=sparse_vector, using=SPARSE, filter=flt, limit=scope.limit)
-            requests += [
-                models.QueryRequest(
-                    prefetch=[dense, sparse],
-                    query=rrf_query(rrf_k),
-                    limit=scope.limit,
-                    with_payload=CANDIDATE_FIELDS,
-                ),
-                models.QueryRequest(query=query.dense.tolist(), using=DENSE, filter=flt, limit=scope.limit),
-                models.QueryRequest(query=sparse_vector, using=SPARSE, filter=flt, limit=scope.limit),
-            ]
-        if not requests:
-            return [], 0.0
-        started = time.perf_counter()
-        self.round_trips += 1
-        responses = self.client.query_batch_points(self.collection, requests=requests)
-        elapsed = (time.perf_counter() - started) * 1000
-        rankings = [
-            _candidates(responses[i].points, responses[i + 1].points, responses[i + 2].points)
-            for i in range(0, len(responses), 3)
+    def _count(self) -> int:
+        return self.client.count(self.collection, exact=True).count
+
+    def _fused_request(
+        self, query: QueryVectors, where: Where, limit: int, qdrant_k: int, using: tuple[str, ...]
+    ) -> models.QueryRequest:
+        prefetch = [
+            models.Prefetch(query=_query_vector(query, name), using=name, filter=_filter(where), limit=limit)
+            for name in using
         ]
-        return rankings, elapsed
-
-
-def _candidates(fused: list, dense: list, sparse: list) -> list[Candidate]:
-    dense_rank = {int(p.id): rank for rank, p in enumerate(dense, start=1)}
-    dense_score = {int(p.id): float(p.score) for p in dense}
-    sparse_rank = {int(p.id): rank for rank, p in enumerate(sparse, start=1)}
-    out = []
-    for point in fused:
-        payload = point.payload or {}
-        pid = int(point.id)
-        out.append(
-            Candidate(
-                id=pid,
-                parent_id=int(payload.get("parent_id", -1)),
-                child_ids=tuple(payload.get("child_ids", ())),
-                level=int(payload.get("level", 0)),
-                file_name=str(payload.get("file_name", "")),
-                page_start=int(payload.get("page_start", 0)),
-                page_end=int(payload.get("page_end", 0)),
-                fused=float(point.score),
-                dense_rank=dense_rank.get(pid),
-                sparse_rank=sparse_rank.get(pid),
-                dense_score=dense_score.get(pid),
-            )
+        return models.QueryRequest(
+            prefetch=prefetch,
+            query=models.RrfQuery(rrf=models.Rrf(k=qdrant_k)),
+            limit=limit,
+            with_payload=CANDIDATE_FIELDS,
         )
-    return out
+
+    def _vector_request(
+        self, query: QueryVectors, using: str, where: Where, limit: int
+    ) -> models.QueryRequest:
+        return models.QueryRequest(
+            query=_query_vector(query, using), using=using, filter=_filter(where), limit=limit
+        )
+
+    def _query_batch(self, requests: list[models.QueryRequest]) -> list[list[Hit]]:
+        responses = self.client.query_batch_points(self.collection, requests=requests)
+        return [
+            [Hit(int(p.id), float(p.score), p.payload or {}) for p in response.points]
+            for response in responses
+        ]
 
 
-def _point(node: Node, dense: np.ndarray, sparse: SparseVector) -> models.PointStruct:
-    vectors: dict = {DENSE: np.asarray(dense, dtype=float).tolist()}
-    if sparse.indices:
-        vectors[SPARSE] = models.SparseVector(indices=sparse.indices, values=sparse.values)
-    return models.PointStruct(id=node.id, vector=vectors, payload=node.payload())
+def _sparse(vector: SparseVector) -> models.SparseVector:
+    return models.SparseVector(indices=vector.indices, values=vector.values)
+
+
+def _query_vector(query: QueryVectors, using: str) -> list[float] | models.SparseVector:
+    return query.dense.tolist() if using == DENSE else _sparse(query.sparse)
+
+
+def _filter(where: Where) -> models.Filter:
+    must: list[Any] = [models.HasIdCondition(has_id=list(where.ids))] if where.ids is not None else []
+    must += [models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in where.equals]
+    return models.Filter(must=must)
+
+
+# -- choosing the engine -----------------------------------------------------------------------------------
+def open_store(settings: Settings) -> NodeStore:
+    """The store for the settings: a Qdrant server when ``qdrant_url`` is set; else the embedded engine named
+    by ``settings.engine`` (``edge`` or ``local``), by default Qdrant Edge — unless the folder already holds a
+    qdrant-client local-mode index and no Edge one, which is then opened as it is."""
+    if settings.qdrant_url:
+        return Store(open_client(settings), settings.collection)
+    engine = settings.engine or _engine_of_folder(settings.store, settings.collection) or DEFAULT_ENGINE
+    if engine not in ENGINES:
+        raise StoreError(f"unknown engine {engine!r}; DRAG_ENGINE is one of {', '.join(ENGINES)}")
+    if engine == "local":
+        return Store(open_client(settings), settings.collection)
+    from drag_core.edge_store import EdgeStore
+
+    try:
+        return EdgeStore(None if settings.store == ":memory:" else Path(settings.store), settings.collection)
+    except Exception as error:  # qdrant-edge raises one RuntimeError type for every cause
+        raise StoreError(describe_open_error(settings, error)) from None
+
+
+def _engine_of_folder(store: str, collection: str) -> str | None:
+    from drag_core.edge_store import shard_folder
+
+    if store == ":memory:":
+        return None
+    if shard_folder(Path(store), collection).exists():
+        return "edge"
+    if (Path(store) / "collection" / collection).exists():
+        log.info("%s holds a qdrant-client local-mode index: opening it with qdrant-client", store)
+        return "local"
+    return None

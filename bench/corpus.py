@@ -1,0 +1,191 @@
+"""A large real-text tree index for the search benchmark, built once and kept under ``data/bench`` (gitignored).
+
+SciFact abstracts (../shared/data/scifact) are cut into three sentence runs each; a run is one page, ten
+abstracts make one document (30 pages → a 39-node tree). Pages are described by the offline summariser, grouped
+by the real tree builder and given BM25 vectors by the real embedder with the default vector policy, so the
+nodes and sparse vectors are the ones ingestion writes.
+
+Dense vectors: ``minilm`` embeds the ~15,000 pages with the real model (an hour or more on a busy 2-core machine);
+``projection`` (the default) gives every BM25 term a fixed random direction and every text the normalised
+weighted sum of its terms' directions — text-derived vectors (similar pages get similar vectors) in seconds.
+Exact search costs the same whatever the vectors hold; rankings, and so the paths the tree searches take, are
+realistic but not MiniLM's. Later runs load the corpus from the file.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # run as a script from anywhere
+
+from drag_core.describe.cache import DescriptionCache  # noqa: E402
+from drag_core.describe.describer import Describer  # noqa: E402
+from drag_core.describe.extractive import ExtractiveSummarizer  # noqa: E402
+from drag_core.embeddings import Embedder, SparseVector  # noqa: E402
+from drag_core.loading import LoadedDocument, document_id  # noqa: E402
+from drag_core.store import NodeStore  # noqa: E402
+from drag_core.text import sentences  # noqa: E402
+from drag_core.tree import build_tree  # noqa: E402
+from drag_core.types import Node, Page  # noqa: E402
+from drag_core.vector_text import VectorPolicy, dense_vectors, sparse_texts  # noqa: E402
+
+SCIFACT = REPO.parent / "shared" / "data" / "scifact"
+CACHE = REPO / "data" / "bench"
+ABSTRACTS_PER_DOCUMENT = 10
+RUNS_PER_ABSTRACT = 3
+
+
+@dataclass
+class Document:
+    """One document of the corpus as ingestion writes it.
+
+    Attributes:
+        nodes: leaves first, root last.
+        dense: one dense vector per node.
+        sparse: one BM25 vector per node.
+    """
+
+    nodes: list[Node]
+    dense: np.ndarray
+    sparse: list[SparseVector]
+
+
+def _runs(text: str) -> list[str]:
+    parts = sentences(text)
+    size = max(1, -(-len(parts) // RUNS_PER_ABSTRACT))
+    return [" ".join(parts[i : i + size]) for i in range(0, len(parts), size)]
+
+
+def _documents() -> Iterator[LoadedDocument]:
+    with gzip.open(SCIFACT / "corpus.jsonl.gz", "rt") as lines:
+        abstracts = [json.loads(line) for line in lines]
+    for start in range(0, len(abstracts), ABSTRACTS_PER_DOCUMENT):
+        name = f"scifact-{start // ABSTRACTS_PER_DOCUMENT:04d}.txt"
+        texts = [
+            f"{a['title']}\n{run}"
+            for a in abstracts[start : start + ABSTRACTS_PER_DOCUMENT]
+            for run in _runs(a["text"])
+        ]
+        pages = [Page(file_name=name, number=i + 1, text=t) for i, t in enumerate(texts)]
+        yield LoadedDocument(file_name=name, doc_id=document_id("\n".join(texts).encode()), pages=pages)
+
+
+class Projection:
+    """Dense vectors without a neural model: the normalised sum of a fixed random direction per BM25 term,
+    weighted by the term's BM25 weight.
+
+    Attributes:
+        dim: vector size.
+    """
+
+    def __init__(self, embedder: Embedder, dim: int) -> None:
+        self.embedder = embedder
+        self.dim = dim
+        self._directions: dict[int, np.ndarray] = {}
+
+    def _direction(self, term: int) -> np.ndarray:
+        if term not in self._directions:
+            self._directions[term] = np.random.default_rng(term & 0xFFFFFFFF).standard_normal(self.dim)
+        return self._directions[term]
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        rows = []
+        for vector in self.embedder.sparse(texts):
+            total = sum(
+                (w * self._direction(t) for t, w in zip(vector.indices, vector.values)), np.zeros(self.dim)
+            )
+            rows.append(total / (np.linalg.norm(total) or 1.0))
+        return np.asarray(rows, dtype=np.float32)
+
+
+def build(embedder: Embedder, dense: str) -> list[Document]:
+    embed = embedder.dense if dense == "minilm" else Projection(embedder, embedder.dim)
+    describer = Describer(ExtractiveSummarizer(), DescriptionCache(None))
+    policy = VectorPolicy()
+    documents = []
+    started = time.perf_counter()
+    for i, loaded in enumerate(_documents()):
+        nodes = build_tree(loaded, describer.pages([p.text for p in loaded.pages]), describer.groups)
+        documents.append(
+            Document(
+                nodes,
+                dense_vectors(nodes, policy, embed),
+                embedder.sparse(sparse_texts(nodes, policy)),
+            )
+        )
+        if i % 50 == 0:
+            print(
+                f"  corpus: {i} documents, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True
+            )
+    return documents
+
+
+def save(documents: list[Document], folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    np.save(folder / "dense.npy", np.concatenate([d.dense for d in documents]))
+    with open(folder / "nodes.jsonl", "w") as out:
+        for d in documents:
+            for node, sparse in zip(d.nodes, d.sparse):
+                out.write(
+                    json.dumps({"node": node.payload(), "indices": sparse.indices, "values": sparse.values})
+                    + "\n"
+                )
+
+
+def load(folder: Path) -> list[Document]:
+    dense = np.load(folder / "dense.npy")
+    documents: list[Document] = []
+    rows = 0
+    current: list[tuple[Node, SparseVector]] = []
+    with open(folder / "nodes.jsonl") as lines:
+        for line in lines:
+            row = json.loads(line)
+            node = Node.from_payload(row["node"])
+            current.append((node, SparseVector(row["indices"], row["values"])))
+            if node.is_root:
+                count = len(current)
+                documents.append(
+                    Document([n for n, _ in current], dense[rows : rows + count], [s for _, s in current])
+                )
+                rows += count
+                current = []
+    return documents
+
+
+def corpus(embedder: Embedder, dense: str = "projection") -> list[Document]:
+    """The corpus, from ``data/bench/scifact-<dense>`` when it was built before."""
+    folder = CACHE / f"scifact-{dense}"
+    if (folder / "nodes.jsonl").exists():
+        return load(folder)
+    documents = build(embedder, dense)
+    save(documents, folder)
+    return documents
+
+
+def fill(store: NodeStore, documents: list[Document], nodes: int) -> int:
+    """Write whole documents until the store holds at least ``nodes`` nodes; returns how many it holds."""
+    written = 0
+    for document in documents:
+        if written >= nodes:
+            break
+        store.write_document(document.nodes, document.dense, document.sparse)
+        written += len(document.nodes)
+    return written
+
+
+def queries(count: int) -> list[str]:
+    """The first ``count`` SciFact test claims."""
+    with open(SCIFACT / "qrels" / "test.tsv") as qrels:
+        wanted = {line.split("\t")[0] for line in list(qrels)[1:]}
+    with open(SCIFACT / "queries.jsonl") as lines:
+        claims = [json.loads(line) for line in lines]
+    return [c["text"] for c in claims if c["_id"] in wanted][:count]

@@ -1,0 +1,118 @@
+"""Ingest time per stage for ../shared/data/financebench-dev, against embedding the same text alone.
+
+Run: ``.venv/bin/python bench/ingest_stages.py [--files 17] [--engine edge|local] [--parse-gain]``.
+Measured in one run, with the offline summariser and no description cache:
+
+* cold: the files into a fresh index with an empty page cache (parsing in worker processes overlaps the
+  ingestion of the files before);
+* warm: the same files into another fresh index, pages from the page cache of the cold pass;
+* embedding alone: dense + BM25 vectors of every page text (what a flat index of these pages pays at least),
+  and the vectors stage taken apart (dense leaves, BM25 leaves, BM25 of the parents' subtree text);
+* with ``--parse-gain``: parsing alone, one file after another vs in worker processes.
+
+Ratios are to embedding alone (the target: total ≤ 1.5× with the offline summariser).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from drag_core.config import Settings  # noqa: E402
+from drag_core.describe.extractive import ExtractiveSummarizer  # noqa: E402
+from drag_core.embeddings import Embedder  # noqa: E402
+from drag_core.engine import Engine  # noqa: E402
+from drag_core.ingest import STAGES  # noqa: E402
+from drag_core.parsing import PageCache, Parser  # noqa: E402
+from drag_core.types import Node  # noqa: E402
+from drag_core.vector_text import leaf_text, sparse_texts  # noqa: E402
+
+FINANCE = REPO.parent / "shared" / "data" / "financebench-dev" / "docs"
+
+
+def timed(fn):  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - started
+
+
+def ingest(
+    files: list[Path], engine_name: str, embedder: Embedder, folder: Path
+) -> tuple[Engine, float, Counter]:
+    """Ingest into a fresh index in ``folder`` with the page cache of ``folder.parent``, no description cache;
+    the engine, wall seconds and stage sums."""
+    settings = Settings(store=str(folder), engine=engine_name, cache_path=None)
+    engine = Engine(settings, ExtractiveSummarizer(), embedder)
+    engine.parser = Parser(settings.max_file_bytes, PageCache(folder.parent / "page-cache.sqlite"))
+    reports, wall = timed(lambda: engine.ingest_paths(files))
+    failed = [r.line() for r in reports if not r.ok]
+    if failed:
+        raise SystemExit("\n".join(failed))
+    stages: Counter = Counter()
+    for report in reports:
+        stages.update(report.stage_seconds)
+    return engine, wall, stages
+
+
+def parse_gain(files: list[Path]) -> tuple[float, float]:
+    """Seconds to parse every file one after another, and in worker processes."""
+    runs = []
+    for workers in (1, os.cpu_count() or 1):
+        parser = Parser(200 * 2**20, PageCache(None), workers)
+        _, seconds = timed(lambda p=parser: [load() for load in p.parse_paths(files)])
+        runs.append(seconds)
+    return runs[0], runs[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=None, help="the N smallest files (default: all)")
+    parser.add_argument("--engine", default="edge")
+    parser.add_argument("--parse-gain", action="store_true")
+    args = parser.parse_args()
+    files = sorted(FINANCE.glob("*.pdf"), key=lambda p: p.stat().st_size)[: args.files]
+    embedder = Embedder(Path(os.environ.get("DRAG_MODEL_DIR", REPO / "models")))
+    print(f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} files={len(files)} engine={args.engine}")
+
+    with tempfile.TemporaryDirectory(prefix="drag-ingest-bench-") as tmp:
+        cold_engine, cold, cold_stages = ingest(files, args.engine, embedder, Path(tmp) / "cold")
+        cold_engine.close()
+        engine, warm, warm_stages = ingest(files, args.engine, embedder, Path(tmp) / "warm")
+        nodes: list[Node] = [n for d in engine.documents() for n in engine.tree(d.file_name, with_text=True)]
+        engine.close()
+    leaves = [leaf_text(n) for n in nodes if n.level == 0]
+    parents = [t for n, t in zip(nodes, sparse_texts(nodes, engine.policy)) if n.level > 0]
+    _, dense = timed(lambda: embedder.dense(leaves))
+    _, sparse = timed(lambda: embedder.sparse(leaves))
+    _, parent_sparse = timed(lambda: embedder.sparse(parents))
+    alone = dense + sparse
+    print(f"pages={len(leaves)} nodes={len(nodes)} load={os.getloadavg()[0]:.1f}")
+    print("| pass | " + " | ".join(STAGES) + " | total s | × embedding alone |")
+    print("|---|" + "---|" * (len(STAGES) + 2))
+    for name, wall, stages in (("cold", cold, cold_stages), ("warm pages", warm, warm_stages)):
+        cells = " | ".join(f"{stages.get(s, 0.0):.1f}" for s in STAGES)
+        print(f"| {name} | {cells} | {wall:.1f} | {wall / alone:.2f} |")
+    print(f"| embedding alone (dense {dense:.1f} + BM25 {sparse:.1f}) | | | | | | {alone:.1f} | 1.00 |")
+    print(
+        f"vectors stage apart: dense leaves {dense:.1f} s, BM25 leaves {sparse:.2f} s, "
+        f"BM25 parents' subtree text {parent_sparse:.2f} s ({sum(map(len, parents)) / sum(map(len, leaves)):.1f}× "
+        "the leaves' characters)"
+    )
+    if args.parse_gain:
+        sequential, parallel = parse_gain(files)
+        print(
+            f"parsing alone: one by one {sequential:.1f} s, in workers {parallel:.1f} s, gain {sequential / parallel:.2f}×"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Qdrant Edge (``qdrant-edge-py``): Qdrant's own engine in-process, the default embedded store.
+
+Same collection layout, same requests and the same RRF as a Qdrant server, with real payload indexes and
+without a server: a hybrid query over 20,000 nodes takes milliseconds instead of local mode's second. The
+collection is one Edge shard in ``<store>/edge/<collection>``; ``:memory:`` uses a temporary folder removed on
+``close``. One process at a time may open a folder.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as edge
+
+from drag_core.store import (
+    CANDIDATE_FIELDS,
+    DENSE,
+    INDEXED_FIELDS,
+    SCROLL_PAGE,
+    SPARSE,
+    Fields,
+    Hit,
+    NodePoint,
+    NodeStore,
+    QueryVectors,
+    Where,
+)
+
+CONFIG_FILE = "edge_config.json"
+SCHEMAS = {"integer": edge.PayloadSchemaType.Integer, "keyword": edge.PayloadSchemaType.Keyword}
+
+
+def shard_folder(store: Path, collection: str) -> Path:
+    """Where a collection's shard lives inside a store folder."""
+    return store / "edge" / collection
+
+
+class EdgeStore(NodeStore):
+    """Nodes in one Qdrant Edge shard.
+
+    Attributes:
+        folder: the shard's folder.
+        collection: the collection name.
+        round_trips: number of Edge calls made through this store.
+    """
+
+    def __init__(self, store: Path | None, collection: str = "drag_nodes") -> None:
+        super().__init__(collection)
+        self._temporary = tempfile.TemporaryDirectory(prefix="drag-edge-") if store is None else None
+        self.folder = shard_folder(Path(self._temporary.name) if self._temporary else store, collection)
+        self._shard = edge.EdgeShard.load(str(self.folder)) if (self.folder / CONFIG_FILE).exists() else None
+
+    def close(self) -> None:
+        if self._shard is not None:
+            self._shard.close()
+            self._shard = None
+        if self._temporary is not None:
+            self._temporary.cleanup()
+
+    @property
+    def shard(self) -> edge.EdgeShard:
+        if self._shard is None:
+            raise RuntimeError(f"no collection {self.collection} in {self.folder.parent}")
+        return self._shard
+
+    def _dense_size(self) -> int | None:
+        if self._shard is None:
+            return None
+        config = json.loads((self.folder / CONFIG_FILE).read_text())
+        return int(config.get("vectors", {}).get(DENSE, {}).get("size", 0))
+
+    def _create(self, dim: int) -> None:
+        config = edge.EdgeConfig(
+            vectors={DENSE: edge.EdgeVectorParams(size=dim, distance=edge.Distance.Cosine)},
+            sparse_vectors={SPARSE: edge.EdgeSparseVectorParams(modifier=edge.Modifier.Idf)},
+        )
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._shard = edge.EdgeShard.create(str(self.folder), config)
+        for name, schema in INDEXED_FIELDS:
+            self._shard.update(edge.UpdateOperation.create_field_index(name, SCHEMAS[schema]))
+
+    def _upsert(self, points: Sequence[NodePoint]) -> None:
+        structs = []
+        for point in points:
+            vectors: dict[str, Any] = {DENSE: point.dense}
+            if point.sparse is not None:
+                vectors[SPARSE] = edge.SparseVector(point.sparse.indices, point.sparse.values)
+            structs.append(edge.Point(point.id, vectors, point.payload))
+        self.shard.update(edge.UpdateOperation.upsert_points(structs))
+
+    def _delete(self, where: Where) -> None:
+        self.shard.update(edge.UpdateOperation.delete_points_by_filter(_filter(where)))
+
+    def _scroll(self, fields: Fields, where: Where | None) -> Iterator[list[dict]]:
+        offset = None
+        while True:
+            records, offset = self.shard.scroll(
+                edge.ScrollRequest(
+                    offset=offset,
+                    limit=SCROLL_PAGE,
+                    filter=_filter(where) if where else None,
+                    with_payload=fields,
+                )
+            )
+            yield [record.payload or {} for record in records]
+            if offset is None:
+                return
+
+    def _retrieve(self, ids: list[int], fields: Fields) -> list[dict]:
+        return [record.payload or {} for record in self.shard.retrieve(ids, fields, False)]
+
+    def _count(self) -> int:
+        return self.shard.count(edge.CountRequest(exact=True))
+
+    def _fused_request(
+        self, query: QueryVectors, where: Where, limit: int, qdrant_k: int, using: tuple[str, ...]
+    ) -> edge.QueryRequest:
+        prefetches = [
+            edge.Prefetch(limit=limit, query=_nearest(query, name), filter=_filter(where)) for name in using
+        ]
+        return edge.QueryRequest(
+            limit=limit,
+            prefetches=prefetches,
+            query=edge.Fusion.Rrf(k=qdrant_k),
+            with_payload=CANDIDATE_FIELDS,
+        )
+
+    def _vector_request(self, query: QueryVectors, using: str, where: Where, limit: int) -> edge.QueryRequest:
+        return edge.QueryRequest(limit=limit, query=_nearest(query, using), filter=_filter(where))
+
+    def _query_batch(self, requests: list[edge.QueryRequest]) -> list[list[Hit]]:
+        responses = self.shard.query_batch(edge.QueryBatchRequest(requests))
+        return [[Hit(int(p.id), float(p.score), p.payload or {}) for p in points] for points in responses]
+
+
+def _nearest(query: QueryVectors, using: str) -> edge.Query:
+    if using == DENSE:
+        return edge.Query.Nearest(query.dense.tolist(), using=DENSE)
+    return edge.Query.Nearest(edge.SparseVector(query.sparse.indices, query.sparse.values), using=SPARSE)
+
+
+def _filter(where: Where) -> edge.Filter:
+    must: list[Any] = [edge.HasIdCondition(set(where.ids))] if where.ids is not None else []
+    must += [edge.FieldCondition(k, match=edge.MatchValue(v)) for k, v in where.equals]
+    return edge.Filter(must=must)

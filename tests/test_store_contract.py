@@ -1,0 +1,245 @@
+"""One contract, two embedded engines: Qdrant Edge and qdrant-client local mode behave the same behind
+``NodeStore`` — writing, listing, ranking with Qdrant's RRF, deleting, recovering and persisting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import FINANCE
+
+from drag_core.config import Settings
+from drag_core.describe.cache import DescriptionCache
+from drag_core.describe.describer import Describer
+from drag_core.describe.extractive import ExtractiveSummarizer
+from drag_core.edge_store import EdgeStore
+from drag_core.fusion import classic_rrf_score
+from drag_core.loading import load_path
+from drag_core.store import (
+    DENSE,
+    ENGINES,
+    Candidate,
+    NodeStore,
+    QueryVectors,
+    Scope,
+    Store,
+    StoreError,
+    open_store,
+)
+from drag_core.tree import build_tree
+from drag_core.vector_text import VectorPolicy, dense_vectors, sparse_texts
+
+FILES = ("AMCOR_2022_8K_dated-2022-07-01.pdf", "PEPSICO_2023_8K_dated-2023-05-05.pdf")
+QUERY = "supplemental indenture trustee notes due 2032"
+
+
+@pytest.fixture(scope="module")
+def documents(embedder):
+    """Two real filings as written by ingestion: nodes (leaves first, root last) with dense and sparse vectors."""
+    describer = Describer(ExtractiveSummarizer(), DescriptionCache(None))
+    policy = VectorPolicy()
+    built = []
+    for name in FILES:
+        document = load_path(FINANCE / name)
+        nodes = build_tree(document, describer.pages([p.text for p in document.pages]), describer.groups)
+        built.append(
+            (
+                nodes,
+                dense_vectors(nodes, policy, embedder.dense),
+                embedder.sparse(sparse_texts(nodes, policy)),
+            )
+        )
+    return built
+
+
+@pytest.fixture(scope="module")
+def query(embedder) -> QueryVectors:
+    dense, sparse = embedder.query(QUERY)
+    return QueryVectors(dense=dense, sparse=sparse)
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def open_(engine, tmp_path):
+    """Opens stores of the engine under test (``:memory:`` or a folder) and closes them after the test."""
+    opened: list[NodeStore] = []
+
+    def open_one(store: str = ":memory:", dim: int | None = 384) -> NodeStore:
+        opened.append(open_store(Settings(store=store, engine=engine, cache_path=None)))
+        if dim is not None:
+            opened[-1].ensure_collection(dim)
+        return opened[-1]
+
+    yield open_one
+    for store in reversed(opened):
+        store.close()
+
+
+@pytest.fixture
+def filled(open_, documents) -> NodeStore:
+    store = open_()
+    for nodes, dense, sparse in documents:
+        store.write_document(nodes, dense, sparse)
+    return store
+
+
+def test_open_store_picks_the_engine(engine, open_) -> None:
+    assert isinstance(open_(dim=None), EdgeStore if engine == "edge" else Store)
+
+
+def test_default_engine_is_edge_and_unknown_engines_are_refused(tmp_path) -> None:
+    store = open_store(Settings(store=":memory:"))
+    assert isinstance(store, EdgeStore)
+    store.close()
+    with pytest.raises(StoreError, match="unknown engine"):
+        open_store(Settings(store=":memory:", engine="hnswlib"))
+
+
+def test_an_existing_local_mode_folder_is_opened_with_qdrant_client(tmp_path, documents) -> None:
+    folder = str(tmp_path / "index")
+    local = open_store(Settings(store=folder, engine="local"))
+    local.ensure_collection(384)
+    local.write_document(*documents[1])
+    local.close()
+    reopened = open_store(Settings(store=folder))
+    assert isinstance(reopened, Store)
+    assert [r.file_name for r in reopened.roots()] == [FILES[1]]
+    reopened.close()
+
+
+def test_create_once_and_refuse_another_dense_size(open_) -> None:
+    store = open_(dim=None)
+    assert not store.has_collection()
+    store.ensure_collection(384)
+    store.ensure_collection(384)
+    assert store.has_collection() and store.count() == 0
+    with pytest.raises(StoreError, match="384-d"):
+        store.ensure_collection(512)
+
+
+def test_write_list_and_get(filled, documents) -> None:
+    (amcor, *_), (pepsico, *_) = documents
+    assert filled.count() == len(amcor) + len(pepsico)
+    roots = {r.file_name: r for r in filled.roots()}
+    assert set(roots) == set(FILES)
+    assert roots[FILES[0]].id == amcor[-1].id and roots[FILES[0]].parent_id == -1
+    listed = filled.nodes_of(amcor[0].doc_id)
+    assert {n.id for n in listed} == {n.id for n in amcor}
+    assert [n.level for n in listed] == sorted(n.level for n in listed)
+    assert all(n.text == "" for n in listed)
+    with_text = filled.nodes_of(amcor[0].doc_id, with_text=True)
+    assert [n.text for n in with_text if n.level == 0] == [n.text for n in amcor if n.level == 0]
+    wanted = [pepsico[2].id, 12345, amcor[0].id, pepsico[2].id]
+    got = filled.get(wanted)
+    assert [n.id for n in got] == [pepsico[2].id, amcor[0].id]
+    assert got[1].text == amcor[0].text and got[1].child_ids == [] and got[1].parent_id == amcor[0].parent_id
+
+
+@pytest.mark.parametrize("k", [0, 60])
+def test_ranking_scopes_and_qdrants_rrf(filled, documents, query, k: int) -> None:
+    (amcor, *_), (pepsico, *_) = documents
+    root = amcor[-1]
+    group = (root.id, *root.child_ids)
+    before = filled.round_trips
+    (by_ids, roots, leaves), ms = filled.rank(
+        query,
+        [Scope(ids=group, limit=len(group)), Scope(kind="roots", limit=10), Scope(kind="leaves", limit=6)],
+        k,
+    )
+    assert filled.round_trips == before + 1 and ms >= 0
+    assert {c.id for c in by_ids} == set(group)
+    assert {c.id for c in roots} == {amcor[-1].id, pepsico[-1].id}
+    leaf_ids = {n.id for n in amcor + pepsico if n.level == 0}
+    assert len(leaves) == 6 and {c.id for c in leaves} <= leaf_ids
+    for ranking in (by_ids, roots, leaves):
+        assert [c.fused for c in ranking] == sorted((c.fused for c in ranking), reverse=True)
+        for c in ranking:
+            assert c.fused == pytest.approx(classic_rrf_score([c.dense_rank, c.sparse_rank], k), rel=1e-6)
+        dense = sorted((c for c in ranking if c.dense_rank), key=lambda c: c.dense_rank)
+        assert [c.dense_score for c in dense] == sorted((c.dense_score for c in dense), reverse=True)
+    top = by_ids[0]
+    assert (top.parent_id, top.level) == next((n.parent_id, n.level) for n in amcor if n.id == top.id)
+
+
+def test_one_vector_alone_ranks_by_that_vector(filled, query) -> None:
+    ((ranking,), _) = filled.rank(query, [Scope(kind="leaves", limit=5, using=(DENSE,))], 60)
+    assert [c.dense_rank for c in ranking] == [1, 2, 3, 4, 5]
+    assert all(c.fused == pytest.approx(1 / (60 + c.dense_rank), rel=1e-6) for c in ranking)
+
+
+def test_both_engines_rank_alike(documents, query) -> None:
+    rankings = []
+    for engine in ENGINES:
+        store = open_store(Settings(store=":memory:", engine=engine))
+        store.ensure_collection(384)
+        for document in documents:
+            store.write_document(*document)
+        (leaves,), _ = store.rank(query, [Scope(kind="leaves", limit=10)], 60)
+        rankings.append(leaves)
+        store.close()
+    edge, local = map(_untied, rankings)
+    assert len(edge) >= 4 and edge.keys() == local.keys()
+    for i, (ranks, fused) in edge.items():
+        assert local[i][0] == ranks and local[i][1] == pytest.approx(fused, rel=1e-6)
+
+
+def _untied(ranking: list[Candidate]) -> dict[int, tuple[tuple[int | None, int | None], float]]:
+    """Ranks and fused score of the candidates with a unique cosine: equal scores tie, and an engine may order
+    a tie its own way (local mode even differently after a reopen)."""
+    cosines = [round(c.dense_score or 0.0, 5) for c in ranking]
+    return {
+        c.id: ((c.dense_rank, c.sparse_rank), c.fused)
+        for c in ranking
+        if c.dense_score and cosines.count(round(c.dense_score, 5)) == 1
+    }
+
+
+def test_delete_a_document(filled, documents) -> None:
+    (amcor, *_), (pepsico, *_) = documents
+    filled.delete_document(amcor[0].doc_id)
+    assert filled.count() == len(pepsico)
+    assert [r.file_name for r in filled.roots()] == [FILES[1]]
+    assert filled.nodes_of(amcor[0].doc_id) == []
+
+
+def test_recover_removes_a_document_whose_root_was_never_written(open_, documents, monkeypatch) -> None:
+    store = open_()
+    store.write_document(*documents[1])
+    nodes, dense, sparse = documents[0]
+    real_upsert = store._upsert
+
+    def crash_at_the_root(points) -> None:
+        if any(p.id == nodes[-1].id for p in points):
+            raise RuntimeError("power cut")
+        real_upsert(points)
+
+    monkeypatch.setattr(store, "_upsert", crash_at_the_root)
+    with pytest.raises(RuntimeError):
+        store.write_document(nodes, dense, sparse)
+    assert store.count() == len(documents[1][0]) + len(nodes) - 1
+    assert [r.file_name for r in store.roots()] == [FILES[1]]
+    assert store.recover() == [nodes[0].doc_id]
+    assert store.count() == len(documents[1][0])
+    assert store.recover() == []
+
+
+def test_persists_across_reopen_and_one_process_per_folder(open_, documents, query, tmp_path: Path) -> None:
+    folder = str(tmp_path / "index")
+    first = open_(folder)
+    first.write_document(*documents[0])
+    everything = [Scope(kind="leaves", limit=50)]
+    (before,), _ = first.rank(query, everything, 60)
+    if isinstance(first, EdgeStore):  # local mode's lock is per process, Edge's per open shard
+        with pytest.raises(StoreError, match="in use"):
+            open_store(Settings(store=folder, engine="edge"))
+    first.close()
+    second = open_(folder)
+    assert second.count() == len(documents[0][0])
+    assert [r.id for r in second.roots()] == [documents[0][0][-1].id]
+    (after,), _ = second.rank(query, everything, 60)
+    assert {c.id for c in after} == {c.id for c in before}
+    assert _untied(after) == _untied(before) and len(_untied(before)) >= 4
