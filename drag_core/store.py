@@ -338,9 +338,12 @@ class NodeStore(ABC):
 
 
 def _candidates(fused: list[Hit], dense: list[Hit], sparse: list[Hit]) -> list[Candidate]:
+    """Candidates best first; equal fused scores (common with RRF; float32 noise rounded off) are ordered by cosine, then id, so a search
+    gives the same ranking every time on every engine."""
     dense_rank = {p.id: rank for rank, p in enumerate(dense, start=1)}
     dense_score = {p.id: p.score for p in dense}
     sparse_rank = {p.id: rank for rank, p in enumerate(sparse, start=1)}
+    fused = sorted(fused, key=lambda p: (-round(p.score, 8), -dense_score.get(p.id, -2.0), p.id))
     return [
         Candidate(
             id=point.id,

@@ -163,3 +163,10 @@ def test_unknown_strategy_and_empty_query_are_refused(engine: Engine) -> None:
         engine.search("x", "random")
     with pytest.raises(ValueError, match="empty"):
         engine.search("  ", "flat")
+
+
+@pytest.mark.parametrize("strategy", ["branch", "adaptive"])
+def test_searches_are_reproducible(engine: Engine, strategy: str) -> None:
+    runs = [engine.search("Ulta Beauty net sales guidance", strategy) for _ in range(5)]
+    assert len({tuple(n.id for n in run.nodes) for run in runs}) == 1
+    assert len({tuple(c.id for c in run.trace[-1].candidates) for run in runs}) == 1
