@@ -30,10 +30,11 @@ ENV_VARS: dict[str, str] = {
     "DRAG_CACHE": "description cache file (default `<store>/../description-cache.sqlite`)",
     "DRAG_RRF_K": f"classic RRF constant k in 1/(k + rank) (default {DEFAULT_RRF_K})",
     "DRAG_LLM_BASE_URL": "OpenAI-compatible endpoint (falls back to OPENAI_BASE_URL); unset = offline summariser",
-    "DRAG_LLM_MODEL": "model name at that endpoint",
+    "DRAG_LLM_MODEL": "model name at that endpoint (default `gpt-4o-mini`)",
     "DRAG_LLM_API_KEY": "API key (falls back to OPENAI_API_KEY; secret)",
     "DRAG_LLM_TIMEOUT": "seconds per LLM request (default 60)",
     "DRAG_LLM_CONCURRENCY": "parallel LLM requests during ingestion (default 4)",
+    "DRAG_LLM_MAX_RETRIES": "retries per LLM request before the node falls back to the offline summariser (default 3)",
     "DRAG_MAX_FILE_MB": "largest file accepted (default 200)",
 }
 

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -76,15 +77,21 @@ class Embedder:
         """Unit-length dense vectors, one row per text."""
         if not texts:
             return np.zeros((0, getattr(self, "dim", 0)), dtype=np.float32)
-        with self._lock:
-            rows = list(self._dense.embed(list(texts), batch_size=BATCH_SIZE))
-        return np.asarray(rows, dtype=np.float32)
+        return np.asarray(self._embed(self._dense, texts), dtype=np.float32)
 
     def sparse(self, texts: Sequence[str]) -> list[SparseVector]:
         """BM25 document vectors (term frequencies saturated and length-normalised; IDF comes from Qdrant)."""
-        with self._lock:
-            rows = list(self._sparse.embed(list(texts), batch_size=BATCH_SIZE))
+        rows = self._embed(self._sparse, texts)
         return [SparseVector(r.indices.tolist(), r.values.astype(float).tolist()) for r in rows]
+
+    def _embed(self, model: Any, texts: Sequence[str]) -> list[Any]:
+        """``model.embed`` batch by batch, holding the lock per batch: a query embedded meanwhile (another
+        session's search) waits for one batch, not for a whole document."""
+        rows: list[Any] = []
+        for start in range(0, len(texts), BATCH_SIZE):
+            with self._lock:
+                rows.extend(model.embed(list(texts[start : start + BATCH_SIZE]), batch_size=BATCH_SIZE))
+        return rows
 
     def query(self, text: str) -> tuple[np.ndarray, SparseVector]:
         """The dense vector and the BM25 query vector (each term once) of a query."""

@@ -25,6 +25,7 @@ SECTION_CHARS = 3000
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 DEFAULT_MAX_PAGES = 3000
 
+_NON_BLANK = re.compile(r"\S")
 _HEADING = re.compile(r"^(#{1,6}\s|\S.*\n[=-]{3,}\s*$)", re.MULTILINE)
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -97,11 +98,16 @@ def load_bytes(
         raise LoadError("empty file (0 bytes)")
     if len(data) > max_bytes:
         raise LoadError(_too_large(len(data), max_bytes))
-    texts = _pdf_pages(data, max_pages) if suffix in PDF_SUFFIXES else split_sections(decode_text(data))
-    if len(texts) > max_pages:
-        raise LoadError(f"too many pages ({len(texts)} > {max_pages})")
-    if not any(text.strip() for text in texts):
-        raise LoadError("no extractable text (scanned images only, or an empty document)")
+    if suffix in PDF_SUFFIXES:
+        texts = _pdf_pages(data, max_pages)
+        if not any(text.strip() for text in texts):
+            raise LoadError("no extractable text (scanned images only, or an empty document)")
+    else:
+        texts = split_sections(decode_text(data), limit=max_pages)
+        if not texts:
+            raise LoadError("no text: only blank lines and spaces")
+        if len(texts) > max_pages:
+            raise LoadError(f"text too long (more than {max_pages} sections of {SECTION_CHARS} characters)")
     pages = [Page(file_name=file_name, number=i + 1, text=text) for i, text in enumerate(texts)]
     return LoadedDocument(file_name=file_name, doc_id=document_id(data), pages=pages)
 
@@ -112,7 +118,6 @@ def _too_large(size: int, limit: int) -> str:
 
 def _pdf_pages(data: bytes, max_pages: int) -> list[str]:
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
 
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise LoadError("not a PDF (no %PDF header)")
@@ -123,13 +128,19 @@ def _pdf_pages(data: bytes, max_pages: int) -> list[str]:
         count = len(reader.pages)
     except LoadError:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError, AssertionError) as error:
-        raise LoadError(f"broken PDF ({_first_line(error)})") from error
+    except Exception as error:  # pypdf raises many types (PdfReadError, ValueError, KeyError, ...) for damage
+        raise LoadError(_broken(data, error)) from error
     if count == 0:
         raise LoadError("PDF has no pages")
     if count > max_pages:
         raise LoadError(f"too many pages ({count} > {max_pages})")
     return [_page_text(reader, index) for index in range(count)]
+
+
+def _broken(data: bytes, error: Exception) -> str:
+    if b"%%EOF" not in data[-2048:]:
+        return f"broken PDF: truncated, the end of the file is missing ({_first_line(error)})"
+    return f"broken PDF ({_first_line(error)})"
 
 
 def _decrypt_with_empty_password(reader: object) -> bool:
@@ -177,19 +188,25 @@ def _looks_binary(data: bytes) -> bool:
     return controls > len(sample) * 0.05
 
 
-def split_sections(text: str, size: int = SECTION_CHARS) -> list[str]:
+def split_sections(text: str, size: int = SECTION_CHARS, limit: int | None = None) -> list[str]:
     """Cut text into sections of about ``size`` characters, preferring headings, then paragraph breaks,
-    then line ends, then spaces; a section is never longer than ``size``."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    then line ends, then spaces; a section is never longer than ``size``. With ``limit``, stop after
+    ``limit + 1`` sections (enough to tell that a text is too long without cutting all of it)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").rstrip()
     sections: list[str] = []
-    while text:
-        if len(text) <= size:
-            sections.append(text)
-            break
-        cut = _best_cut(text, size)
-        sections.append(text[:cut].strip())
-        text = text[cut:].strip()
+    start = _next_text(text, 0)
+    while start < len(text) and (limit is None or len(sections) <= limit):
+        window = text[start : start + size + 1]
+        cut = len(window) if len(window) <= size else _best_cut(window, size)
+        sections.append(window[:cut].strip())
+        start = _next_text(text, start + cut)
     return [s for s in sections if s]
+
+
+def _next_text(text: str, position: int) -> int:
+    """Index of the first non-blank character at or after ``position`` (``len(text)`` when none)."""
+    found = _NON_BLANK.search(text, position)
+    return found.start() if found else len(text)
 
 
 def _best_cut(text: str, size: int) -> int:
