@@ -5,5 +5,5 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --dev
 export HF_HUB_OFFLINE=1
 .venv/bin/ruff check .
-.venv/bin/ruff format --check .
+.venv/bin/ruff format --check app.py pages drag_core tests bench
 .venv/bin/python -m pytest "$@"

@@ -159,7 +159,8 @@ class SearchContext:
         self.calls += 1
         share = ms / max(1, len(rankings))
         return [
-            Step(name=name, candidates=ranking, ms=share, call=self.calls) for name, ranking in zip(names, rankings)
+            Step(name=name, candidates=ranking, ms=share, call=self.calls)
+            for name, ranking in zip(names, rankings)
         ]
 
     def knee_cut(self, step: Step) -> list[Candidate]:
