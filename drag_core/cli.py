@@ -115,6 +115,20 @@ def _remove(args: argparse.Namespace) -> int:
     return 0
 
 
+@command("eval")
+def _eval(args: argparse.Namespace) -> int:
+    from drag_core.evaluation.commands import eval_command
+
+    return eval_command(args)
+
+
+@command("sweep")
+def _sweep(args: argparse.Namespace) -> int:
+    from drag_core.evaluation.commands import sweep_command
+
+    return sweep_command(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m drag_core", description=__doc__.splitlines()[0])
     common = argparse.ArgumentParser(add_help=False)
@@ -140,6 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     tree.add_argument("file")
     remove = sub.add_parser("remove", parents=[common], help="remove a document")
     remove.add_argument("file")
+    from drag_core.evaluation.commands import add_parsers
+
+    add_parsers(sub)
     return parser
 
 

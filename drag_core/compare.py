@@ -38,7 +38,7 @@ PARAMS_USED: dict[str, tuple[str, ...]] = {
     "flat-knee": ("knee_pool", "rrf_k", *_KNEE),
     "branch": ("roots", "rrf_k"),
     "beam": ("roots", "beam_width", "max_iterations", "rrf_k"),
-    "adaptive": ("max_iterations", "rrf_k", *_KNEE),
+    "adaptive": ("roots", "rrf_k", *_KNEE),
 }
 
 

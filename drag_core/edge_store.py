@@ -117,10 +117,23 @@ class EdgeStore(NodeStore):
         return self.shard.count(edge.CountRequest(exact=True))
 
     def _fused_request(
-        self, query: QueryVectors, where: Where, limit: int, qdrant_k: int, using: tuple[str, ...]
+        self,
+        query: QueryVectors,
+        where: Where,
+        limit: int,
+        qdrant_k: int,
+        using: tuple[str, ...],
+        depth: int,
+        idf: Where | None,
     ) -> edge.QueryRequest:
         prefetches = [
-            edge.Prefetch(limit=limit, query=_nearest(query, name), filter=_filter(where)) for name in using
+            edge.Prefetch(
+                limit=depth,
+                query=_nearest(query, name),
+                filter=_filter(where),
+                params=_idf_params(idf if name == SPARSE else None),
+            )
+            for name in using
         ]
         return edge.QueryRequest(
             limit=limit,
@@ -129,8 +142,12 @@ class EdgeStore(NodeStore):
             with_payload=CANDIDATE_FIELDS,
         )
 
-    def _vector_request(self, query: QueryVectors, using: str, where: Where, limit: int) -> edge.QueryRequest:
-        return edge.QueryRequest(limit=limit, query=_nearest(query, using), filter=_filter(where))
+    def _vector_request(
+        self, query: QueryVectors, using: str, where: Where, limit: int, idf: Where | None = None
+    ) -> edge.QueryRequest:
+        return edge.QueryRequest(
+            limit=limit, query=_nearest(query, using), filter=_filter(where), params=_idf_params(idf)
+        )
 
     def _query_batch(self, requests: list[edge.QueryRequest]) -> list[list[Hit]]:
         responses = self.shard.query_batch(edge.QueryBatchRequest(requests))
@@ -146,4 +163,9 @@ def _nearest(query: QueryVectors, using: str) -> edge.Query:
 def _filter(where: Where) -> edge.Filter:
     must: list[Any] = [edge.HasIdCondition(set(where.ids))] if where.ids is not None else []
     must += [edge.FieldCondition(k, match=edge.MatchValue(v)) for k, v in where.equals]
+    must += [edge.FieldCondition(k, match=edge.MatchAny(list(v))) for k, v in where.one_of]
     return edge.Filter(must=must)
+
+
+def _idf_params(idf: Where | None) -> edge.SearchParams | None:
+    return edge.SearchParams(idf=edge.IdfParams(corpus=_filter(idf))) if idf else None

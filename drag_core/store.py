@@ -51,10 +51,12 @@ class Where:
     Attributes:
         ids: point ids (None: any point).
         equals: ``(payload field, value)`` pairs.
+        one_of: ``(payload field, values)`` pairs: the field holds one of the values.
     """
 
     ids: tuple[int, ...] | None = None
     equals: tuple[tuple[str, int | str], ...] = ()
+    one_of: tuple[tuple[str, tuple[int | str, ...]], ...] = ()
 
 
 ROOTS = Where(equals=(("parent_id", -1),))
@@ -77,21 +79,26 @@ class Scope:
         kind: ``"roots"`` or ``"leaves"`` when ``ids`` is None.
         limit: how many results to return.
         using: the named vectors fused (both by default; one of them ranks by that vector alone).
+        docs: with ``kind``, only the nodes of these document versions (``doc_id``; empty: every document).
+        depth: how deep each vector's list is read before fusion (None or less than ``limit``: ``limit``).
+        scoped_idf: BM25 IDF counted over the scope's points instead of the whole collection.
     """
 
     ids: tuple[int, ...] | None = None
     kind: str | None = None
     limit: int = 10
     using: tuple[str, ...] = (DENSE, SPARSE)
+    docs: tuple[str, ...] = ()
+    depth: int | None = None
+    scoped_idf: bool = False
 
     def where(self) -> Where:
         if self.ids is not None:
             return Where(ids=self.ids)
-        if self.kind == "roots":
-            return ROOTS
-        if self.kind == "leaves":
-            return LEAVES
-        raise ValueError(f"unknown scope {self.kind!r}")
+        if self.kind not in ("roots", "leaves"):
+            raise ValueError(f"unknown scope {self.kind!r}")
+        where = ROOTS if self.kind == "roots" else LEAVES
+        return Where(equals=where.equals, one_of=(("doc_id", self.docs),)) if self.docs else where
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,7 @@ class Candidate:
         fused: RRF score computed by Qdrant.
         dense_rank, sparse_rank: 1-based rank in the dense and sparse lists (None: not in that list).
         dense_score: cosine similarity of the dense vectors.
+        doc_id: the document version the node belongs to.
     """
 
     id: int
@@ -116,6 +124,7 @@ class Candidate:
     dense_rank: int | None
     sparse_rank: int | None
     dense_score: float | None
+    doc_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -276,17 +285,20 @@ class NodeStore(ABC):
         k = qdrant_rrf_k(rrf_k)
         requests = []
         for scope in scopes:
-            where, limit = scope.where(), scope.limit
-            requests += [
-                self._fused_request(query, where, limit, k, scope.using),
-                self._vector_request(query, DENSE, where, limit),
-                self._vector_request(query, SPARSE, where, limit),
+            where, depth = scope.where(), max(scope.limit, scope.depth or 0)
+            idf = where if scope.scoped_idf else None
+            requests += [  # fused: depth, not limit, so that ties at the limit are broken by _candidates
+                self._fused_request(query, where, depth, k, scope.using, depth, idf),
+                self._vector_request(query, DENSE, where, depth),
+                self._vector_request(query, SPARSE, where, depth, idf),
             ]
         started = time.perf_counter()
         self.round_trips += 1
         responses = self._query_batch(requests)
         elapsed = (time.perf_counter() - started) * 1000
-        rankings = [_candidates(*responses[i : i + 3]) for i in range(0, len(responses), 3)]
+        rankings = [
+            _candidates(*responses[3 * i : 3 * i + 3])[: scope.limit] for i, scope in enumerate(scopes)
+        ]
         return rankings, elapsed
 
     # -- engine calls ----------------------------------------------------------------------------------
@@ -324,13 +336,23 @@ class NodeStore(ABC):
 
     @abstractmethod
     def _fused_request(
-        self, query: QueryVectors, where: Where, limit: int, qdrant_k: int, using: tuple[str, ...]
+        self,
+        query: QueryVectors,
+        where: Where,
+        limit: int,
+        qdrant_k: int,
+        using: tuple[str, ...],
+        depth: int,
+        idf: Where | None,
     ) -> Any:
-        """RRF (Qdrant's ``k``) over one prefetch per named vector in ``using``, with the candidate fields."""
+        """RRF (Qdrant's ``k``) over one ``depth``-deep prefetch per named vector in ``using``, with the
+        candidate fields; the sparse prefetch counts IDF over ``idf`` (None: the whole collection)."""
 
     @abstractmethod
-    def _vector_request(self, query: QueryVectors, using: str, where: Where, limit: int) -> Any:
-        """Nearest points by one named vector, without payload."""
+    def _vector_request(
+        self, query: QueryVectors, using: str, where: Where, limit: int, idf: Where | None = None
+    ) -> Any:
+        """Nearest points by one named vector, without payload (sparse: IDF over ``idf`` when given)."""
 
     @abstractmethod
     def _query_batch(self, requests: list[Any]) -> list[list[Hit]]:
@@ -357,6 +379,7 @@ def _candidates(fused: list[Hit], dense: list[Hit], sparse: list[Hit]) -> list[C
             dense_rank=dense_rank.get(point.id),
             sparse_rank=sparse_rank.get(point.id),
             dense_score=dense_score.get(point.id),
+            doc_id=str(point.payload.get("doc_id", "")),
         )
         for point in fused
     ]
@@ -460,10 +483,23 @@ class Store(NodeStore):
         return self.client.count(self.collection, exact=True).count
 
     def _fused_request(
-        self, query: QueryVectors, where: Where, limit: int, qdrant_k: int, using: tuple[str, ...]
+        self,
+        query: QueryVectors,
+        where: Where,
+        limit: int,
+        qdrant_k: int,
+        using: tuple[str, ...],
+        depth: int,
+        idf: Where | None,
     ) -> models.QueryRequest:
         prefetch = [
-            models.Prefetch(query=_query_vector(query, name), using=name, filter=_filter(where), limit=limit)
+            models.Prefetch(
+                query=_query_vector(query, name),
+                using=name,
+                filter=_filter(where),
+                limit=depth,
+                params=_idf_params(idf if name == SPARSE else None),
+            )
             for name in using
         ]
         return models.QueryRequest(
@@ -474,10 +510,14 @@ class Store(NodeStore):
         )
 
     def _vector_request(
-        self, query: QueryVectors, using: str, where: Where, limit: int
+        self, query: QueryVectors, using: str, where: Where, limit: int, idf: Where | None = None
     ) -> models.QueryRequest:
         return models.QueryRequest(
-            query=_query_vector(query, using), using=using, filter=_filter(where), limit=limit
+            query=_query_vector(query, using),
+            using=using,
+            filter=_filter(where),
+            limit=limit,
+            params=_idf_params(idf),
         )
 
     def _query_batch(self, requests: list[models.QueryRequest]) -> list[list[Hit]]:
@@ -499,7 +539,12 @@ def _query_vector(query: QueryVectors, using: str) -> list[float] | models.Spars
 def _filter(where: Where) -> models.Filter:
     must: list[Any] = [models.HasIdCondition(has_id=list(where.ids))] if where.ids is not None else []
     must += [models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in where.equals]
+    must += [models.FieldCondition(key=k, match=models.MatchAny(any=list(v))) for k, v in where.one_of]
     return models.Filter(must=must)
+
+
+def _idf_params(idf: Where | None) -> models.SearchParams | None:
+    return models.SearchParams(idf=models.IdfCorpusParams(corpus=_filter(idf))) if idf else None
 
 
 # -- choosing the engine -----------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ def test_flat_returns_top_k_leaves_in_fused_order(engine: Engine) -> None:
 
 
 def test_flat_knee_cuts_the_ranking_where_the_detector_says(engine: Engine) -> None:
-    params = SearchParams(knee_pool=20, sensitivity=1.0, max_keep=None)
+    params = SearchParams(knee_pool=20, sensitivity=1.0, max_keep=None, score_source="rrf")
     result = engine.search("Ulta Beauty net sales fourth quarter", "flat-knee", params)
     (step,) = result.trace
     expected = find_knee([c.fused for c in step.candidates], "kneedle", 1.0, 1, None)
@@ -125,7 +125,7 @@ def test_beam_suppression_follows_rank_order(engine: Engine) -> None:
 
 @pytest.mark.parametrize("source", ["rrf", "dense"])
 def test_adaptive_cuts_every_ranking_at_its_knee_before_suppression(engine: Engine, source: str) -> None:
-    params = SearchParams(sensitivity=1.0, max_keep=6, score_source=source)
+    params = SearchParams(sensitivity=1.0, max_keep=6, score_source=source, roots=6)
     result = engine.search("Ulta Beauty comparable sales guidance", "adaptive", params)
     for step in result.trace:
         assert step.cut is not None and 1 <= step.cut <= 6
@@ -139,8 +139,12 @@ def test_adaptive_cuts_every_ranking_at_its_knee_before_suppression(engine: Engi
 
 
 def test_adaptive_roots_follow_the_knee_not_a_fixed_count(engine: Engine) -> None:
-    narrow = engine.search("Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=1.0))
-    wide = engine.search("Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=0.05))
+    narrow = engine.search(
+        "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=1.0, roots=10)
+    )
+    wide = engine.search(
+        "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=0.05, roots=10)
+    )
     assert narrow.trace[0].cut <= wide.trace[0].cut
     assert narrow.trace[0].cut == find_knee(narrow.trace[0].curve, "chord", 1.0, 1, 10).keep
 

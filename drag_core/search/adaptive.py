@@ -1,21 +1,34 @@
-"""``adaptive``: ``beam`` whose width is the knee of each ranking's score curve (Kneedle or another detector,
-with a sensitivity). Every ranking — the roots' too — is cut at its knee first; suppression comes after."""
+"""``adaptive``: a beam whose width is the knee of each ranking, over two generations.
+
+1. Seed pages: every page of the index in one fused ranking, cut at its knee (at most ``roots`` pages). The
+   roots of these pages are the beam's documents — roots are chosen by their best pages, never by a summary.
+2. Pages of those documents: one fused ranking with BM25's IDF counted over these pages only (terms that
+   tell this filing's pages apart weigh, not the company name every page repeats), cut at its knee. Those
+   pages are the answer.
+
+The intermediate levels are not walked: measured on financebench-dev, descending level by level lost
+recall at every cut (see ``docs/evaluation.md``), while the roots' pages ranked in one go kept it.
+"""
 
 from __future__ import annotations
 
-from drag_core.search.base import SearchContext, Step, suppress
-from drag_core.search.beam import Beam
-from drag_core.store import Candidate
+from drag_core.search.base import FUSION_DEPTH, SearchContext, Step
+from drag_core.store import Candidate, Scope
 
 
-class Adaptive(Beam):
-    """Beam search with a knee-sized beam."""
+class Adaptive:
+    """Documents of the knee-cut best pages, then their pages cut at the knee."""
 
     name = "adaptive"
 
-    def select(self, ctx: SearchContext, step: Step, width: int) -> list[Candidate]:
-        kept = ctx.knee_cut(step)
-        survivors, eliminated = suppress(kept, None)
-        step.kept = [c.id for c in survivors]
-        step.eliminated = eliminated + step.eliminated
-        return survivors
+    def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
+        (seeds,) = ctx.rank([Scope(kind="leaves", limit=FUSION_DEPTH)], ["seed pages (all documents)"])
+        kept = ctx.knee_cut(seeds, cap=ctx.params.roots)
+        seeds.kept = [c.id for c in kept]
+        docs = tuple(dict.fromkeys(c.doc_id for c in kept))
+        files = ", ".join(dict.fromkeys(c.file_name for c in kept))
+        scope = Scope(kind="leaves", docs=docs, limit=FUSION_DEPTH, scoped_idf=True)
+        (pages,) = ctx.rank([scope], [f"pages of {files}"])
+        final = ctx.knee_cut(pages)
+        pages.kept = [c.id for c in final]
+        return final, [seeds, pages]

@@ -12,11 +12,14 @@ from typing import Any, Protocol
 
 from drag_core.fusion import DEFAULT_RRF_K
 from drag_core.knee import find_knee
-from drag_core.store import Candidate, NodeStore, QueryVectors, Scope
+from drag_core.store import DENSE, Candidate, NodeStore, QueryVectors, Scope
 from drag_core.types import Node
 
 SCORE_SOURCES = ("rrf", "dense")
 ROOT_POOL = 100
+#: Each vector's list is read this deep (at least as deep as the result) before RRF fuses the lists, so a
+#: top-5 ranking is the head of the same fused ranking a top-50 one is.
+FUSION_DEPTH = 50
 
 
 @dataclass(frozen=True)
@@ -25,7 +28,8 @@ class SearchParams:
 
     Attributes:
         top_k: nodes returned by ``flat``.
-        roots: roots kept by ``branch`` (and the first beam of ``beam``, capped by ``beam_width``).
+        roots: roots kept by ``branch`` (and the first beam of ``beam``, capped by ``beam_width``); the most seed
+            pages ``adaptive`` keeps.
         beam_width: survivors per generation of ``beam``.
         max_iterations: generations at most for the beam searches.
         rrf_k: classic RRF constant k in 1/(k + rank).
@@ -33,7 +37,8 @@ class SearchParams:
         sensitivity: the detector's sensitivity S.
         min_keep: fewest items a knee cut keeps.
         max_keep: most items a knee cut keeps (None: no cap).
-        score_source: the curve the knee reads: ``rrf`` (fused scores) or ``dense`` (raw cosine scores).
+        score_source: the curve the knee reads: ``dense`` (raw cosine scores, the default) or ``rrf`` (fused
+            scores, functions of ranks only: their knee follows list length and k more than relevance).
         knee_pool: how many leaves ``flat-knee`` ranks before cutting.
     """
 
@@ -46,7 +51,7 @@ class SearchParams:
     sensitivity: float = 1.0
     min_keep: int = 1
     max_keep: int | None = 10
-    score_source: str = "rrf"
+    score_source: str = "dense"
     knee_pool: int = 50
 
     def __post_init__(self) -> None:
@@ -163,14 +168,32 @@ class SearchContext:
             for name, ranking in zip(names, rankings)
         ]
 
-    def knee_cut(self, step: Step) -> list[Candidate]:
-        """Cut a step's ranking at the knee of its score curve (fused RRF or dense cosine); records the cut."""
+    def add_cosines(self, step: Step) -> None:
+        """Give every candidate its cosine: those only the sparse list brought in get it from one more Qdrant
+        call, so a cosine curve never mixes real scores with stand-ins."""
+        missing = tuple(c.id for c in step.candidates if c.dense_score is None)
+        if not missing:
+            return
+        scope = Scope(ids=missing, limit=len(missing), using=(DENSE,))
+        (found,), _ = self.store.rank(self.query, [scope], self.params.rrf_k)
+        cosine = {c.id: c.dense_score for c in found}
+        step.candidates = [
+            c if c.dense_score is not None else replace(c, dense_score=cosine.get(c.id))
+            for c in step.candidates
+        ]
+
+    def knee_cut(self, step: Step, cap: int | None = None) -> list[Candidate]:
+        """Cut a step's ranking at the knee of its score curve (fused RRF or dense cosine), keeping at most
+        ``max_keep`` (and ``cap``) items; records the cut."""
         p = self.params
         if p.score_source == "dense":
+            self.add_cosines(step)
             curve = sorted((c.dense_score or 0.0 for c in step.candidates), reverse=True)
         else:
             curve = [c.fused for c in step.candidates]
-        result = find_knee(curve, p.knee_method, p.sensitivity, min(p.min_keep, len(curve)), p.max_keep)
+        limits = [x for x in (p.max_keep, cap) if x is not None]
+        most = min(limits) if limits else None
+        result = find_knee(curve, p.knee_method, p.sensitivity, min(p.min_keep, len(curve), *limits), most)
         step.curve, step.knee_index, step.cut = curve, result.knee_index, result.keep
         kept = step.candidates[: result.keep]
         step.eliminated = [c.id for c in step.candidates[result.keep :]]

@@ -1,18 +1,29 @@
-"""``flat``: the baseline — top-k leaves of one hybrid ranking. ``flat-knee``: the same ranking cut at its knee."""
+"""``flat``: the baseline — top-k leaves of one hybrid ranking. ``flat-dense`` and ``flat-sparse``: the same
+with one vector alone (MiniLM cosine, BM25), the anchors for published numbers. ``flat-knee``: the hybrid
+ranking cut at its knee."""
 
 from __future__ import annotations
 
-from drag_core.search.base import SearchContext, Step
-from drag_core.store import Candidate, Scope
+from drag_core.search.base import FUSION_DEPTH, SearchContext, Step
+from drag_core.store import DENSE, SPARSE, Candidate, Scope
 
 
 class Flat:
-    """Top-k pages by RRF of dense and sparse: every claim of the tree searches is measured against it."""
+    """Top-k pages by RRF of the named vectors (dense and sparse by default): every claim of the tree
+    searches is measured against it.
 
-    name = "flat"
+    Attributes:
+        name: the strategy's name.
+        using: the named vectors ranked (one vector: its own order, as Qdrant scores it).
+    """
+
+    def __init__(self, name: str = "flat", using: tuple[str, ...] = (DENSE, SPARSE)) -> None:
+        self.name = name
+        self.using = using
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
-        (step,) = ctx.rank([Scope(kind="leaves", limit=ctx.params.top_k)], ["leaves"])
+        scope = Scope(kind="leaves", limit=ctx.params.top_k, using=self.using, depth=FUSION_DEPTH)
+        (step,) = ctx.rank([scope], ["leaves"])
         step.kept = [c.id for c in step.candidates]
         return step.candidates, [step]
 
@@ -23,7 +34,8 @@ class FlatKnee:
     name = "flat-knee"
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
-        (step,) = ctx.rank([Scope(kind="leaves", limit=ctx.params.knee_pool)], ["leaves"])
+        scope = Scope(kind="leaves", limit=ctx.params.knee_pool, depth=FUSION_DEPTH)
+        (step,) = ctx.rank([scope], ["leaves"])
         kept = ctx.knee_cut(step)
         step.kept = [c.id for c in kept]
         return kept, [step]

@@ -1,0 +1,1 @@
+"""Evaluation harness: data sets, metrics, runs over strategies, parameter sweeps and reports."""

@@ -1,0 +1,108 @@
+"""The evaluation's own index: one folder per data set and vector policy, rebuilt only when something changed.
+
+Layout of an index folder: ``qdrant/`` (the embedded store), ``description-cache.sqlite`` (with the page
+cache beside it; one per data set for the default folders) and ``manifest.json`` — what the index was built
+from (data set fingerprint, vector policy, summariser, models). When the manifest matches, the index is
+reused without reading a single document.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from drag_core.config import Settings
+from drag_core.describe.base import Summarizer
+from drag_core.embeddings import Embedder
+from drag_core.engine import Engine
+from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, passages
+from drag_core.ingest import IngestReport, ProgressCallback, ProgressEvent
+from drag_core.vector_text import VectorPolicy
+
+EVAL_DIR_VARIABLE = "DRAG_EVAL_DIR"
+MANIFEST = "manifest.json"
+CACHE = "description-cache.sqlite"
+PASSAGE_PROGRESS_EVERY = 250
+
+
+def eval_root() -> Path:
+    """Where evaluation indexes live: ``$DRAG_EVAL_DIR``, by default ``data/eval``."""
+    return Path(os.environ.get(EVAL_DIR_VARIABLE) or "data/eval")
+
+
+def default_folder(dataset: Dataset, policy: VectorPolicy) -> Path:
+    """``data/eval/<data set>/<policy>``: a policy change builds a new index next to the old one."""
+    return eval_root() / dataset.name / re.sub(r"[^A-Za-z0-9]+", "-", policy.identity).strip("-")
+
+
+def identity(dataset: Dataset, engine: Engine) -> dict[str, Any]:
+    """What an index is built from; equal identities mean the index can be reused."""
+    return {
+        "dataset": dataset.name,
+        "fingerprint": dataset.fingerprint(),
+        "vector_policy": engine.policy.identity,
+        "summarizer": getattr(engine.summarizer, "identity", type(engine.summarizer).__name__),
+        "dense_model": engine.embedder.dense_model,
+        "sparse_model": engine.embedder.sparse_model,
+    }
+
+
+def open_index(
+    dataset: Dataset,
+    folder: Path | str | None = None,
+    policy: VectorPolicy | None = None,
+    embedder: Embedder | None = None,
+    summarizer: Summarizer | None = None,
+    progress: ProgressCallback | None = None,
+) -> tuple[Engine, dict[str, Any]]:
+    """An engine over the data set's index (``:memory:`` for a throw-away one), ingesting what is missing.
+
+    The default folders of one data set share one page and description cache (``data/eval/<data set>/``),
+    so an index for another vector policy neither parses nor describes a page again. Returns the engine and
+    the index identity with ``reused`` (nothing ingested) and ``failed`` (files that could not be ingested).
+    """
+    policy = policy or VectorPolicy()
+    cache = eval_root() / dataset.name / CACHE if folder is None else None
+    folder = str(folder or default_folder(dataset, policy))
+    memory = folder == ":memory:"
+    store = folder if memory else str(Path(folder) / "qdrant")
+    if not memory:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    settings = Settings.from_env(store=store, qdrant_url=None, **({"cache_path": cache} if cache else {}))
+    engine = Engine(settings, summarizer=summarizer, embedder=embedder, policy=policy)
+    return engine, ensure_ingested(engine, dataset, None if memory else Path(folder) / MANIFEST, progress)
+
+
+def ensure_ingested(
+    engine: Engine, dataset: Dataset, manifest: Path | None, progress: ProgressCallback | None = None
+) -> dict[str, Any]:
+    """Make the index hold exactly the data set's documents; skip everything when the manifest matches."""
+    wanted = identity(dataset, engine)
+    if manifest is not None and manifest.is_file() and json.loads(manifest.read_text()) == wanted:
+        return wanted | {"reused": True, "failed": []}
+    reports = ingest_dataset(engine, dataset, progress)
+    names = {r.file_name for r in reports if r.ok}
+    for document in engine.documents():
+        if document.file_name not in names:
+            engine.remove(document.file_name)
+    failed = [r.line() for r in reports if not r.ok]
+    if manifest is not None and not failed:
+        manifest.write_text(json.dumps(wanted, indent=2))
+    return wanted | {"reused": False, "failed": failed}
+
+
+def ingest_dataset(
+    engine: Engine, dataset: Dataset, progress: ProgressCallback | None = None
+) -> list[IngestReport]:
+    """Ingest every document of the data set (unchanged ones are skipped by the engine)."""
+    if dataset.kind != PASSAGE_KIND:
+        return engine.ingest_paths(dataset.files, progress)
+    reports = []
+    for document in passages(dataset):
+        reports.append(engine.ingest_document(document))
+        if progress and len(reports) % PASSAGE_PROGRESS_EVERY == 0:
+            progress(ProgressEvent(dataset.name, "passages", len(reports), len(reports)))
+    return reports

@@ -1,0 +1,128 @@
+"""An evaluation report as a text table, JSON and CSV."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from drag_core.evaluation.metrics import paired_difference
+from drag_core.evaluation.runner import METRICS, Report, Summary
+
+COLUMNS = (
+    ("recall@1", "R@1", "{:.3f}"),
+    ("recall@5", "R@5", "{:.3f}"),
+    ("recall@10", "R@10", "{:.3f}"),
+    ("ndcg@10", "nDCG@10", "{:.3f}"),
+    ("mrr@10", "MRR@10", "{:.3f}"),
+    ("right_sized_recall", "recall(all)", "{:.3f}"),
+    ("pages_returned", "pages", "{:.1f}"),
+    ("tokens_returned", "tokens", "{:.0f}"),
+    ("nonrelevant_discarded", "nonrel cut", "{:.2f}"),
+    ("latency_ms", "ms", "{:.0f}"),
+)
+WITH_INTERVAL = ("recall@5", "ndcg@10", "right_sized_recall", "pages_returned")
+
+
+def cell(summary: Summary, metric: str, fmt: str, interval: bool = False) -> str:
+    """One metric's mean (``–`` when undefined), with its 95 % interval in brackets if asked."""
+    value = summary.means.get(metric)
+    if value is None:
+        return "–"
+    text = fmt.format(value)
+    bounds = summary.intervals.get(metric)
+    if interval and bounds:
+        text += f" [{fmt.format(bounds[0])}, {fmt.format(bounds[1])}]"
+    return text
+
+
+def table(report: Report, markdown: bool = False, intervals: bool = True) -> str:
+    """The summary table, one row per run; main means carry their bootstrap 95 % interval."""
+    header = ["strategy", *(title for _, title, _ in COLUMNS)]
+    rows = [
+        [s.spec.label, *(cell(s, m, fmt, intervals and m in WITH_INTERVAL) for m, _, fmt in COLUMNS)]
+        for s in report.summaries
+    ]
+    if markdown:
+        lines = [header, ["---"] * len(header), *rows]
+        return "\n".join("| " + " | ".join(row) + " |" for row in lines)
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return "\n".join("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in [header, *rows])
+
+
+def headline(report: Report) -> str:
+    """One line naming the data set, the number of queries and how the index was built."""
+    index = report.index
+    return (
+        f"{report.dataset}: {report.n_queries} queries; index {index.get('vector_policy', '?')}, "
+        f"summaries {index.get('summarizer', '?')}{' (reused)' if index.get('reused') else ''}"
+    )
+
+
+def comparisons(report: Report, baseline: str, metric: str = "right_sized_recall") -> list[str]:
+    """One line per run against the ``baseline`` run on the same queries: mean difference of ``metric``
+    with its paired bootstrap 95 % interval, and on how many queries it is higher and lower."""
+    by_run: dict[str, dict[str, float | None]] = {}
+    for o in report.outcomes:
+        by_run.setdefault(o.label, {})[o.query_id] = o.values.get(metric)
+    if baseline not in by_run:
+        raise ValueError(f"no run named {baseline!r} to compare with")
+    base = by_run[baseline]
+    lines = []
+    for label, values in by_run.items():
+        if label == baseline:
+            continue
+        ids = list(base)
+        difference, bounds = paired_difference([values.get(q) for q in ids], [base[q] for q in ids])
+        higher = sum(1 for q in ids if (values.get(q) or 0) > (base[q] or 0))
+        lower = sum(1 for q in ids if (values.get(q) or 0) < (base[q] or 0))
+        interval = f" [{bounds[0]:+.3f}, {bounds[1]:+.3f}]" if bounds else ""
+        change = "–" if difference is None else f"{difference:+.3f}{interval}"
+        lines.append(f"{label} − {baseline}: {metric} {change}; higher on {higher}, lower on {lower} queries")
+    return lines
+
+
+def write_json(report: Report, path: Path | str) -> None:
+    Path(path).write_text(json.dumps(report.to_json(), indent=2))
+
+
+def write_csv(report: Report, path: Path | str) -> None:
+    """One row per (run, query), then one ``mean`` row per run."""
+    with Path(path).open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["strategy", "query_id", *METRICS])
+        for o in report.outcomes:
+            writer.writerow([o.label, o.query_id, *(_number(o.values.get(m)) for m in METRICS)])
+        for s in report.summaries:
+            writer.writerow([s.spec.label, "mean", *(_number(s.means.get(m)) for m in METRICS)])
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"
+
+
+def summary_rows(report: Report) -> list[dict[str, object]]:
+    """One row per run: every mean, and the 95 % interval of the main ones as ``low–high`` text."""
+    rows = []
+    for s in report.summaries:
+        row: dict[str, object] = {"strategy": s.spec.label}
+        for metric in METRICS:
+            row[metric] = s.means.get(metric)
+            bounds = s.intervals.get(metric)
+            if metric in WITH_INTERVAL and bounds:
+                row[f"{metric} 95%"] = f"{bounds[0]:.3f}–{bounds[1]:.3f}"
+        rows.append(row)
+    return rows
+
+
+def query_rows(report: Report) -> list[dict[str, object]]:
+    """One row per (query, run) with its metrics and the pages returned."""
+    return [
+        {
+            "query_id": o.query_id,
+            "strategy": o.label,
+            **o.values,
+            "pages": " ".join(f"{f}:{p}" for f, p in o.units),
+        }
+        for o in report.outcomes
+    ]

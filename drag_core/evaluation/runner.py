@@ -1,0 +1,248 @@
+"""Run strategies over a data set's queries and measure each answer.
+
+Every query is embedded once and searched by every run (a strategy with its parameters), so the runs see the
+same vectors; ``latency_ms`` is the search itself (Qdrant calls and strategy logic), without that embedding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from drag_core.engine import Engine
+from drag_core.evaluation.datasets import Dataset, Query, Unit
+from drag_core.evaluation.metrics import (
+    approx_tokens,
+    bootstrap_interval,
+    mean,
+    mrr_at_k,
+    ndcg_at_k,
+    nonrelevant_discarded,
+    recall_at_k,
+    right_sized_recall,
+)
+from drag_core.search import STRATEGIES, SearchParams, SearchResult
+from drag_core.types import Node
+
+METRICS = (
+    "recall@1",
+    "recall@5",
+    "recall@10",
+    "ndcg@10",
+    "mrr@10",
+    "right_sized_recall",
+    "pages_returned",
+    "tokens_returned",
+    "nonrelevant_discarded",
+    "latency_ms",
+)
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One strategy with its parameters, as one column of a report.
+
+    Attributes:
+        label: how the run is named in tables (the spec text, e.g. ``adaptive:sensitivity=2``).
+        strategy: a key of ``STRATEGIES``.
+        params: the search parameters.
+    """
+
+    label: str
+    strategy: str
+    params: SearchParams
+
+
+def parse_spec(text: str, base: SearchParams) -> RunSpec:
+    """``STRATEGY`` or ``STRATEGY:field=value,field=value`` (fields of ``SearchParams``) → a run."""
+    strategy, _, settings = text.strip().partition(":")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+    changes: dict[str, Any] = {}
+    for item in filter(None, (s.strip() for s in settings.split(","))):
+        name, _, value = item.partition("=")
+        changes[name.strip()] = param_value(name.strip(), value.strip())
+    return RunSpec(text.strip(), strategy, base.with_(**changes))
+
+
+def param_value(name: str, value: str) -> Any:
+    """A ``SearchParams`` field value from text, typed like the field's default (``none`` for no value)."""
+    defaults = {f.name: f.default for f in fields(SearchParams)}
+    if name not in defaults:
+        raise ValueError(f"unknown search parameter {name!r}; choose from {', '.join(defaults)}")
+    if value.lower() == "none":
+        return None
+    kind = type(defaults[name])
+    return kind(float(value)) if kind is int else kind(value)
+
+
+@dataclass
+class Outcome:
+    """One run's answer to one query, measured.
+
+    Attributes:
+        query_id: the query.
+        label: the run.
+        values: metric name → value (None where undefined, e.g. ``nonrelevant_discarded`` without a knee).
+        units: the distinct units returned, best first.
+    """
+
+    query_id: str
+    label: str
+    values: dict[str, float | None]
+    units: list[Unit]
+
+
+@dataclass
+class Summary:
+    """One run over all queries.
+
+    Attributes:
+        spec: the run.
+        means: metric → mean over the queries where it is defined.
+        intervals: metric → bootstrap 95 % interval of that mean.
+    """
+
+    spec: RunSpec
+    means: dict[str, float | None]
+    intervals: dict[str, tuple[float, float] | None]
+
+
+@dataclass
+class Report:
+    """The outcome of an evaluation.
+
+    Attributes:
+        dataset: the data set's name.
+        n_queries: queries evaluated.
+        summaries: one per run, in the order asked.
+        outcomes: one per (query, run).
+        index: how the index was built (policy, summariser, models) and whether it was reused.
+    """
+
+    dataset: str
+    n_queries: int
+    summaries: list[Summary]
+    outcomes: list[Outcome]
+    index: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """``dataset``, ``n_queries``, per run its metrics (``recall@5`` …) with ``ci95``, and per-query rows."""
+        strategies = {}
+        for s in self.summaries:
+            intervals = {k: list(v) if v else None for k, v in s.intervals.items()}
+            strategies[s.spec.label] = {
+                "strategy": s.spec.strategy,
+                "params": {f.name: getattr(s.spec.params, f.name) for f in fields(SearchParams)},
+                **s.means,
+                "ci95": intervals,
+            }
+        return {
+            "dataset": self.dataset,
+            "n_queries": self.n_queries,
+            "index": self.index,
+            "strategies": strategies,
+            "queries": [
+                {"query_id": o.query_id, "strategy": o.label, **o.values, "units": [list(u) for u in o.units]}
+                for o in self.outcomes
+            ],
+        }
+
+
+class PageSizes:
+    """Characters of each page's text, read from the leaves returned or, for parents, from the store."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.chars: dict[tuple[str, int], int] = {}
+        self._documents: set[str] = set()
+
+    def tokens(self, nodes: Sequence[Node]) -> int:
+        """Approximate context tokens of every distinct page the nodes cover."""
+        for node in nodes:
+            if node.level == 0:
+                self.chars[(node.file_name, node.page_start)] = len(node.text)
+            elif node.doc_id not in self._documents:
+                with self.engine.lock:
+                    leaves = [
+                        n for n in self.engine.store.nodes_of(node.doc_id, with_text=True) if n.level == 0
+                    ]
+                self.chars.update({(n.file_name, n.page_start): len(n.text) for n in leaves})
+                self._documents.add(node.doc_id)
+        pages = {(n.file_name, page) for n in nodes for page in n.pages}
+        return approx_tokens(sum(self.chars.get(page, 0) for page in pages))
+
+
+def ranked_units(dataset: Dataset, nodes: Sequence[Node]) -> list[Unit]:
+    """Distinct units of the returned nodes, best first; a node's pages in page order."""
+    units = (u for n in nodes for u in dataset.units(n.file_name, n.page_start, n.page_end))
+    return list(dict.fromkeys(units))
+
+
+def measure(dataset: Dataset, query: Query, result: SearchResult, tokens: int) -> dict[str, float | None]:
+    """Every metric of one search result."""
+    relevant = dataset.qrels[query.id]
+    ranked = ranked_units(dataset, result.nodes)
+    cuts = [
+        (
+            [
+                any(u in relevant for u in dataset.units(c.file_name, c.page_start, c.page_end))
+                for c in s.candidates
+            ],
+            s.cut,
+        )
+        for s in result.trace
+        if s.cut is not None
+    ]
+    return {
+        "recall@1": recall_at_k(ranked, relevant, 1),
+        "recall@5": recall_at_k(ranked, relevant, 5),
+        "recall@10": recall_at_k(ranked, relevant, 10),
+        "ndcg@10": ndcg_at_k(ranked, relevant, 10),
+        "mrr@10": mrr_at_k(ranked, relevant, 10),
+        "right_sized_recall": right_sized_recall(ranked, relevant),
+        "pages_returned": float(len(ranked)),
+        "tokens_returned": float(tokens),
+        "nonrelevant_discarded": nonrelevant_discarded(cuts),
+        "latency_ms": result.latency_ms,
+    }
+
+
+def evaluate(
+    engine: Engine,
+    dataset: Dataset,
+    specs: Sequence[RunSpec],
+    progress: Progress | None = None,
+    index: dict[str, Any] | None = None,
+) -> Report:
+    """Search every query with every run and summarise each run with means and bootstrap intervals."""
+    sizes = PageSizes(engine)
+    outcomes: list[Outcome] = []
+    for done, query in enumerate(dataset.queries):
+        vectors = engine.embed_query(query.text)
+        for spec in specs:
+            result = engine.search(query.text, spec.strategy, spec.params, vectors=vectors)
+            values = measure(dataset, query, result, sizes.tokens(result.nodes))
+            outcomes.append(Outcome(query.id, spec.label, values, ranked_units(dataset, result.nodes)))
+        if progress:
+            progress(done + 1, len(dataset.queries), query.id)
+    return Report(
+        dataset.name,
+        len(dataset.queries),
+        [summarise(spec, outcomes) for spec in specs],
+        outcomes,
+        index or {},
+    )
+
+
+def summarise(spec: RunSpec, outcomes: Sequence[Outcome]) -> Summary:
+    """Means and 95 % bootstrap intervals of one run's per-query values."""
+    mine = [o for o in outcomes if o.label == spec.label]
+    columns = {name: [o.values.get(name) for o in mine] for name in METRICS}
+    return Summary(
+        spec,
+        {name: mean(values) for name, values in columns.items()},
+        {name: bootstrap_interval(values) for name, values in columns.items()},
+    )

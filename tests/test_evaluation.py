@@ -1,0 +1,266 @@
+"""The evaluation pipeline on tiny data sets whose metric values are known by hand.
+
+Every page is generated text of exactly ``PAGE_CHARS`` characters about one topic with its own vocabulary, and
+each query is a sentence of one page, so that page is first in the dense, the sparse and the fused ranking
+(and the only page BM25 matches). Expected values follow from that and from the qrels written here.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from test_metrics import ranx_scores
+
+from drag_core.cli import main
+from drag_core.evaluation.datasets import PAGE_KIND, PASSAGE_KIND, load_dataset, passages
+from drag_core.evaluation.index import open_index
+from drag_core.evaluation.plots import per_query_figure, recall_vs_pages, sweep_figure
+from drag_core.evaluation.report import comparisons, query_rows, summary_rows, table, write_csv
+from drag_core.evaluation.runner import RunSpec, evaluate, measure, parse_spec
+from drag_core.evaluation.sweep import run_sweep
+from drag_core.loading import load_path
+from drag_core.search import SearchParams, SearchResult, Step
+from drag_core.store import Candidate
+
+PAGE_CHARS = 2000
+TOPICS = {
+    "alpha.txt": [
+        "Glaciers carve steep valleys while compacted snow hardens into blue ice creeping downhill.",
+        "Sourdough bakers knead rye dough, proof loaves overnight and bake crusty bread in hot ovens.",
+        "Chess grandmasters sacrifice knights, castle kings early and calculate tactical combinations.",
+        "Hummingbirds hover beside tubular flowers, sipping nectar with long forked tongues.",
+    ],
+    "beta.txt": [
+        "Violinists tune four strings, rosin horsehair bows and practise vibrato with arpeggios.",
+        "Volcanoes erupt molten lava; magma chambers vent sulphurous ash above smouldering craters.",
+        "Sailors trim jib sheets, reef mainsails in gales and navigate by sextant across oceans.",
+        "Beekeepers smoke hives, harvest golden honeycomb and watch queens lay eggs in wax cells.",
+    ],
+    "gamma.txt": [
+        "Astronomers point telescopes at distant galaxies, measuring redshift of quasars and nebulae.",
+        "Potters throw clay on spinning wheels, shape bowls and fire glazed stoneware in kilns.",
+        "Cyclists climb alpine passes, shift derailleur gears and sprint toward finishing lines.",
+        "Tax accountants reconcile ledgers, file quarterly returns and audit deductible expenses.",
+    ],
+}
+MISSING = ("missing.pdf", 1)  # relevant, never indexed: caps recall at 1/2 for q1
+NDCG_HALF = 1 / (1 + 1 / math.log2(3))  # one of two relevant at rank 1
+
+
+def _page(sentence: str) -> str:
+    text = ((sentence + " ") * (PAGE_CHARS // len(sentence) + 1))[: PAGE_CHARS - 1].rstrip()
+    return text + "." * (PAGE_CHARS - len(text))
+
+
+@pytest.fixture(scope="module")
+def page_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_page_dataset(tmp_path_factory.mktemp("pages") / "tiny-pages")
+
+
+def write_page_dataset(root: Path) -> Path:
+    """The tiny page data set: three generated documents of four pages, two labelled queries."""
+    (root / "docs").mkdir(parents=True)
+    for name, sentences in TOPICS.items():
+        (root / "docs" / name).write_text("\n\n".join(_page(s) for s in sentences))
+    queries = [
+        {"_id": "q1", "text": TOPICS["alpha.txt"][1], "answer": "bread", "doc": "alpha.txt"},
+        {"_id": "q2", "text": TOPICS["beta.txt"][2], "answer": "sextant", "doc": "beta.txt"},
+        {"_id": "q3", "text": "a question nobody labelled"},
+    ]
+    (root / "queries.jsonl").write_text("\n".join(json.dumps(q) for q in queries))
+    qrels = ["query-id\tfile\tpage\tscore", "q1\talpha.txt\t2\t1", f"q1\t{MISSING[0]}\t{MISSING[1]}\t1"]
+    (root / "qrels.tsv").write_text("\n".join([*qrels, "q2\tbeta.txt\t3\t1", "q2\tgamma.txt\t1\t0", ""]))
+    return root
+
+
+@pytest.fixture(scope="module")
+def page_engine(page_dataset: Path, embedder):
+    engine, index = open_index(load_dataset(page_dataset), ":memory:", embedder=embedder)
+    assert index["failed"] == [] and not index["reused"]
+    yield engine
+    engine.close()
+
+
+def test_page_dataset_is_read_and_pages_are_as_generated(page_dataset: Path) -> None:
+    dataset = load_dataset(page_dataset)
+    assert dataset.kind == PAGE_KIND
+    assert [q.id for q in dataset.queries] == ["q1", "q2"]  # q3 has no relevant page
+    assert dataset.qrels == {"q1": {("alpha.txt", 2): 1, MISSING: 1}, "q2": {("beta.txt", 3): 1}}
+    assert dataset.units("alpha.txt", 2, 4) == [("alpha.txt", 2), ("alpha.txt", 3), ("alpha.txt", 4)]
+    for path in dataset.files:
+        assert [len(p.text) for p in load_path(path).pages] == [PAGE_CHARS] * 4
+
+
+def test_flat_runs_match_hand_computed_values(page_dataset: Path, page_engine) -> None:
+    dataset = load_dataset(page_dataset)
+    base = SearchParams()
+    specs = [parse_spec(s, base) for s in ("flat", "flat:top_k=12", "flat-sparse", "flat-dense:top_k=3")]
+    report = evaluate(page_engine, dataset, specs)
+    assert report.n_queries == 2
+    by_label = {s.spec.label: s.means for s in report.summaries}
+    top5 = by_label["flat"]
+    assert top5["recall@1"] == pytest.approx((0.5 + 1) / 2)
+    assert top5["recall@5"] == pytest.approx(0.75)
+    assert top5["ndcg@10"] == pytest.approx((NDCG_HALF + 1) / 2)
+    assert top5["mrr@10"] == pytest.approx(1.0)
+    assert top5["pages_returned"] == 5
+    assert top5["tokens_returned"] == 5 * PAGE_CHARS / 4
+    assert top5["nonrelevant_discarded"] is None  # no knee cut in flat
+    everything = by_label["flat:top_k=12"]
+    assert everything["pages_returned"] == 12
+    assert everything["tokens_returned"] == 12 * PAGE_CHARS / 4
+    assert everything["right_sized_recall"] == pytest.approx(0.75)
+    assert everything["ndcg@10"] == pytest.approx(top5["ndcg@10"])
+    sparse = by_label["flat-sparse"]  # BM25 matches only the page that holds the query's words
+    assert sparse["pages_returned"] == 1
+    assert sparse["recall@1"] == pytest.approx(0.75)
+    assert by_label["flat-dense:top_k=3"]["pages_returned"] == 3
+    assert by_label["flat-dense:top_k=3"]["mrr@10"] == pytest.approx(1.0)
+    first = next(o for o in report.outcomes if o.label == "flat" and o.query_id == "q1")
+    assert first.units[0] == ("alpha.txt", 2)
+    low, high = report.summaries[0].intervals["recall@1"]
+    assert low == pytest.approx(0.5) and high == pytest.approx(1.0)  # two queries: resampled means 0.5–1
+
+
+def test_every_strategy_is_measured_like_ranx(page_dataset: Path, page_engine) -> None:
+    dataset = load_dataset(page_dataset)
+    specs = [
+        parse_spec(s, SearchParams(roots=2)) for s in ("flat", "flat-knee", "branch", "beam", "adaptive")
+    ]
+    report = evaluate(page_engine, dataset, specs)
+    for spec in specs:
+        mine = {o.query_id: o for o in report.outcomes if o.label == spec.label}
+        runs = {q: o.units for q, o in mine.items()}
+        reference = ranx_scores(dataset.qrels, runs, ["recall@5", "ndcg@10", "mrr@10"])
+        for q, outcome in mine.items():
+            assert outcome.values["pages_returned"] == len(outcome.units)
+            assert outcome.values["tokens_returned"] == len(outcome.units) * PAGE_CHARS / 4
+            for metric in ("recall@5", "ndcg@10", "mrr@10"):
+                assert outcome.values[metric] == pytest.approx(reference[metric].get(q, 0.0)), (spec, q)
+    assert "adaptive" in table(report) and "| strategy |" in table(report, markdown=True)
+
+
+def _candidate(node_id: int, page: int) -> Candidate:
+    return Candidate(node_id, -1, (), 0, "alpha.txt", page, page, 1.0 / node_id, node_id, node_id, 0.5)
+
+
+def test_nonrelevant_discarded_reads_the_knee_steps(page_dataset: Path) -> None:
+    dataset = load_dataset(page_dataset)
+    query = dataset.queries[0]  # relevant: alpha.txt page 2
+    cut = Step("leaves", [_candidate(i, p) for i, p in ((1, 2), (2, 1), (3, 3), (4, 4))], cut=2)
+    uncut = Step("roots", [_candidate(5, 1)])
+    result = SearchResult("flat-knee", query.text, [], {}, [uncut, cut], 1.0, 1, SearchParams())
+    values = measure(dataset, query, result, tokens=0)
+    assert values["nonrelevant_discarded"] == pytest.approx(2 / 3)  # pages 1, 3, 4 non-relevant; 3 and 4 cut
+    assert values["pages_returned"] == 0 and values["recall@10"] == 0
+
+
+@pytest.fixture(scope="module")
+def passage_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("beir") / "tiny-beir"
+    (root / "qrels").mkdir(parents=True)
+    sentences = [s for topic in TOPICS.values() for s in topic][:6]
+    with gzip.open(root / "corpus.jsonl.gz", "wt", encoding="utf-8") as corpus:
+        for i, sentence in enumerate(sentences):
+            corpus.write(json.dumps({"_id": f"d{i}", "title": f"Passage {i}", "text": sentence}) + "\n")
+    queries = [{"_id": "1", "text": sentences[4]}, {"_id": "2", "text": sentences[1]}]
+    (root / "queries.jsonl").write_text("\n".join(json.dumps(q) for q in queries))
+    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\td4\t1\n2\td1\t1\n2\td5\t1\n")
+    return root
+
+
+def test_passage_dataset_flat_anchors(passage_dataset: Path, embedder) -> None:
+    dataset = load_dataset(passage_dataset)
+    assert dataset.kind == PASSAGE_KIND
+    assert dataset.qrels["2"] == {("d1.txt", 0): 1, ("d5.txt", 0): 1}
+    documents = list(passages(dataset))
+    assert [d.file_name for d in documents][:2] == ["d0.txt", "d1.txt"]
+    assert documents[0].pages[0].text.startswith("Passage 0\nGlaciers")
+    engine, _ = open_index(dataset, ":memory:", embedder=embedder)
+    try:
+        assert len(engine.documents()) == 6
+        specs = [RunSpec(n, n, SearchParams(top_k=5)) for n in ("flat", "flat-dense", "flat-sparse")]
+        report = evaluate(engine, dataset, specs)
+    finally:
+        engine.close()
+    for summary in report.summaries:
+        # q1: its one passage first; q2: one of two relevant passages first (d5 shares no word with q2)
+        assert summary.means["recall@1"] == pytest.approx((1 + 0.5) / 2), summary.spec.label
+        assert summary.means["mrr@10"] == pytest.approx(1.0)
+    sparse = next(s for s in report.summaries if s.spec.label == "flat-sparse")
+    assert sparse.means["pages_returned"] == 1  # a passage counts once, BM25 matches only that passage
+    assert sparse.means["ndcg@10"] == pytest.approx((1 + NDCG_HALF) / 2)
+
+
+def test_cli_eval_writes_json_and_csv_and_reuses_its_index(
+    page_dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.setenv("DRAG_MODEL_DIR", str(REPO / "models"))
+    for name in ("DRAG_LLM_BASE_URL", "OPENAI_BASE_URL", "QDRANT_URL"):
+        monkeypatch.delenv(name, raising=False)
+    index, out = tmp_path / "index", tmp_path / "report.json"
+    argv = [
+        "eval",
+        str(page_dataset),
+        "--index",
+        str(index),
+        "--strategies",
+        "flat",
+        "adaptive:sensitivity=2",
+    ]
+    assert main([*argv, "--json", str(out), "--csv", str(tmp_path / "report.csv")]) == 0
+    first = json.loads(out.read_text())
+    assert first["dataset"] == "tiny-pages" and first["n_queries"] == 2
+    assert first["index"]["reused"] is False
+    flat = first["strategies"]["flat"]
+    assert flat["recall@5"] == pytest.approx(0.75) and flat["pages_returned"] == 5
+    assert flat["ci95"]["recall@5"] == [pytest.approx(0.5), pytest.approx(1.0)]
+    assert first["strategies"]["adaptive:sensitivity=2"]["params"]["sensitivity"] == 2.0
+    for key in ("recall@1", "recall@10", "ndcg@10", "mrr@10", "right_sized_recall", "tokens_returned"):
+        assert key in first["strategies"]["adaptive:sensitivity=2"]
+    assert "flat" in capsys.readouterr().out
+    rows = (tmp_path / "report.csv").read_text().splitlines()
+    assert rows[0].startswith("strategy,query_id,recall@1") and len(rows) == 1 + 2 * 2 + 2
+    assert main([*argv, "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["index"]["reused"] is True
+    assert main(["eval", str(page_dataset), "--strategies", "nope"]) == 2
+    assert main(["sweep", str(page_dataset), "--param", "colour", "--values", "1"]) == 2
+
+
+def test_write_csv_leaves_undefined_values_empty(page_dataset: Path, page_engine, tmp_path: Path) -> None:
+    report = evaluate(page_engine, load_dataset(page_dataset), [RunSpec("flat", "flat", SearchParams())])
+    write_csv(report, tmp_path / "r.csv")
+    header, *rows = (tmp_path / "r.csv").read_text().splitlines()
+    column = header.split(",").index("nonrelevant_discarded")
+    assert all(row.split(",")[column] == "" for row in rows)
+
+
+def test_sweep_comparisons_rows_and_plots(page_dataset: Path, page_engine) -> None:
+    dataset = load_dataset(page_dataset)
+    sweep = run_sweep(page_engine, dataset, [RunSpec("flat", "flat", SearchParams())], "top_k", ["1", "12"])
+    labels = [s.spec.label for s in sweep.report.summaries]
+    assert labels == ["flat top_k=1", "flat top_k=12"]
+    assert sweep.points == {"flat top_k=1": ("flat", 1), "flat top_k=12": ("flat", 12)}
+    pages = [s.means["pages_returned"] for s in sweep.report.summaries]
+    assert pages == [1, 12]
+    (line,) = comparisons(sweep.report, "flat top_k=1")
+    # recall of everything: q1 0.5 → 0.5, q2 1 → 1; the same on both queries
+    assert (
+        line
+        == "flat top_k=12 − flat top_k=1: right_sized_recall +0.000 [+0.000, +0.000]; higher on 0, lower on 0 queries"
+    )
+    with pytest.raises(ValueError, match="no run named"):
+        comparisons(sweep.report, "beam")
+    rows = summary_rows(sweep.report)
+    assert rows[1]["pages_returned"] == 12 and rows[1]["recall@5 95%"] == "0.500–1.000"
+    assert [r["pages"].count(":") for r in query_rows(sweep.report)] == [1, 12, 1, 12]
+    figure = sweep_figure(sweep)
+    assert [list(t.x) for t in figure.data] == [[1, 12]]
+    assert len(recall_vs_pages(sweep.report).data) == 2
+    heat = per_query_figure(sweep.report).data[0]
+    assert list(heat.y) == ["q1", "q2"] and [list(r) for r in heat.z] == [[0.5, 0.5], [1.0, 1.0]]

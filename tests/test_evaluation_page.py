@@ -1,0 +1,40 @@
+"""The Evaluate page in Streamlit's AppTest: pick a data set, run, see the table, plots and per-query rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import no_exceptions
+from test_evaluation import write_page_dataset
+
+EVALUATE = "pages/evaluate.py"
+
+
+def test_evaluate_page_runs_strategies_on_a_data_set(open_app, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    write_page_dataset(data / "tiny-pages")
+    env = {"DRAG_EVAL_DATA": str(data), "DRAG_EVAL_DIR": str(tmp_path / "eval")}
+    at = open_app(tmp_path / "qdrant", EVALUATE, **env)
+    no_exceptions(at)
+    assert at.title[0].value == "Evaluate strategies"
+    assert at.selectbox(key="eval_data").value == str(data / "tiny-pages")
+    at.multiselect(key="eval_runs").set_value(["flat", "adaptive"]).run()
+    at.text_input(key="eval_extra").set_value("flat:top_k=12").run()
+    at.button[0].click().run()
+    no_exceptions(at)
+    assert "tiny-pages: 2 queries" in at.subheader[0].value.replace("\\", "")
+    summary = at.dataframe[0].value
+    assert list(summary["strategy"]) == ["flat", "adaptive", "flat:top_k=12"]
+    assert list(summary["pages_returned"])[::2] == [5, 12]
+    assert len(at.dataframe[1].value) == 2 * 3  # per query and run
+    assert len(at.get("plotly_chart")) == 2
+    assert (tmp_path / "eval" / "tiny-pages").is_dir()  # its own index, outside the app's
+
+
+def test_a_folder_that_is_no_data_set_is_reported(open_app, tmp_path: Path) -> None:
+    env = {"DRAG_EVAL_DATA": str(tmp_path / "nothing"), "DRAG_EVAL_DIR": str(tmp_path / "eval")}
+    at = open_app(tmp_path / "qdrant", EVALUATE, **env)
+    no_exceptions(at)
+    at.text_input(key="eval_folder").set_value(str(tmp_path)).run()
+    no_exceptions(at)
+    assert "neither a page data set" in at.error[0].value
