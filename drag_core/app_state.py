@@ -93,7 +93,9 @@ def public_url(url: str) -> str:
     return f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
 
 
-def describe_settings(settings: Settings, llm: LLMConfig | None) -> list[tuple[str, str]]:
+def describe_settings(
+    settings: Settings, llm: LLMConfig | None, engine_label: str = ""
+) -> list[tuple[str, str]]:
     """What the Settings page shows, as (name, value) rows. Keys are never shown, only whether one is set."""
     if settings.qdrant_url:
         where = f"Qdrant server at {public_url(settings.qdrant_url)}"
@@ -117,9 +119,11 @@ def describe_settings(settings: Settings, llm: LLMConfig | None) -> list[tuple[s
     cache = str(settings.cache_path.resolve()) if settings.cache_path else "none (in memory)"
     return [
         *index,
+        *([("Engine", engine_label)] if engine_label else []),
         ("Collection", settings.collection),
         ("Dense model", settings.dense_model),
         ("Sparse model", settings.sparse_model),
+        ("BM25 constants", settings.bm25.identity),
         ("Model folder", str(Path(settings.model_dir).resolve())),
         ("RRF k (default)", str(settings.rrf_k)),
         *summaries,

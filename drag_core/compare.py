@@ -289,6 +289,7 @@ def export_tables(comparison: Comparison) -> dict[str, list[dict[str, Any]]]:
                         "dense_rank": c.dense_rank,
                         "sparse_rank": c.sparse_rank,
                         "dense_score": c.dense_score,
+                        "sparse_score": c.sparse_score,
                         "curve_score": step.curve[rank - 1] if rank <= len(step.curve) else None,
                         "knee": step.knee_index == rank - 1,
                         "within_cut": step.cut is None or rank <= step.cut,

@@ -17,6 +17,32 @@ DEFAULT_STORE = "./data/qdrant"
 DEFAULT_DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
 
+
+@dataclass(frozen=True)
+class Bm25Params:
+    """BM25's document-side constants (Robertson & Zaragoza 2009), applied when sparse vectors are built.
+
+    Attributes:
+        k1: term-frequency saturation.
+        b: strength of the document-length normalisation.
+        avg_len: the average document length in BM25 tokens that lengths are normalised by.
+    """
+
+    k1: float = 1.2
+    b: float = 0.75
+    avg_len: float = 256.0
+
+    def __post_init__(self) -> None:
+        if self.k1 < 0 or not 0 <= self.b <= 1 or self.avg_len <= 0:
+            raise ValueError(f"BM25 needs k1 >= 0, 0 <= b <= 1 and avg_len > 0, not {self}")
+
+    @property
+    def identity(self) -> str:
+        return f"k1={self.k1:g},b={self.b:g},avg_len={self.avg_len:g}"
+
+
+DEFAULT_BM25 = Bm25Params()
+
 ENV_VARS: dict[str, str] = {
     "DRAG_STORE": f"embedded Qdrant folder (default `{DEFAULT_STORE}`; `:memory:` for a throw-away index)",
     "DRAG_ENGINE": "embedded engine: `edge` (Qdrant Edge, the default) or `local` (qdrant-client local mode)",
@@ -27,6 +53,9 @@ ENV_VARS: dict[str, str] = {
     "DRAG_DENSE_MODEL": f"dense fastembed model (default `{DEFAULT_DENSE_MODEL}`, loaded offline from DRAG_MODEL_DIR; "
     "any other fastembed name is downloaded the usual way)",
     "DRAG_SPARSE_MODEL": f"sparse fastembed model (default `{DEFAULT_SPARSE_MODEL}`, offline)",
+    "DRAG_BM25_K1": "BM25 term-frequency saturation k1 (default 1.2); a change re-embeds documents on ingest",
+    "DRAG_BM25_B": "BM25 length normalisation b (default 0.75)",
+    "DRAG_BM25_AVG_LEN": "BM25 average document length in tokens (default 256)",
     "DRAG_CACHE": "description cache file (default `<store>/../description-cache.sqlite`)",
     "DRAG_RRF_K": f"classic RRF constant k in 1/(k + rank) (default {DEFAULT_RRF_K})",
     "DRAG_LLM_BASE_URL": "OpenAI-compatible endpoint (falls back to OPENAI_BASE_URL); unset = offline summariser",
@@ -52,6 +81,7 @@ class Settings:
         model_dir: folder of the offline models.
         dense_model: dense fastembed model name.
         sparse_model: sparse fastembed model name.
+        bm25: BM25 constants (used with the default sparse model).
         cache_path: SQLite file of cached descriptions (None: no cache).
         rrf_k: default classic RRF constant.
         max_file_bytes: largest file accepted.
@@ -65,6 +95,7 @@ class Settings:
     model_dir: Path = Path("./models")
     dense_model: str = DEFAULT_DENSE_MODEL
     sparse_model: str = DEFAULT_SPARSE_MODEL
+    bm25: Bm25Params = DEFAULT_BM25
     cache_path: Path | None = None
     rrf_k: int = DEFAULT_RRF_K
     max_file_bytes: int = 200 * 1024 * 1024
@@ -84,6 +115,11 @@ class Settings:
             "model_dir": Path(env.get("DRAG_MODEL_DIR") or "./models"),
             "dense_model": env.get("DRAG_DENSE_MODEL") or DEFAULT_DENSE_MODEL,
             "sparse_model": env.get("DRAG_SPARSE_MODEL") or DEFAULT_SPARSE_MODEL,
+            "bm25": Bm25Params(
+                float(env.get("DRAG_BM25_K1") or Bm25Params.k1),
+                float(env.get("DRAG_BM25_B") or Bm25Params.b),
+                float(env.get("DRAG_BM25_AVG_LEN") or Bm25Params.avg_len),
+            ),
             "cache_path": Path(cache) if cache else default_cache_path(store),
             "rrf_k": int(env.get("DRAG_RRF_K") or DEFAULT_RRF_K),
             "max_file_bytes": int(float(env.get("DRAG_MAX_FILE_MB") or 200) * 1024 * 1024),

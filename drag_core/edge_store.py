@@ -19,7 +19,6 @@ import qdrant_edge as edge
 from drag_core.store import (
     CANDIDATE_FIELDS,
     DENSE,
-    INDEXED_FIELDS,
     SCROLL_PAGE,
     SPARSE,
     Fields,
@@ -46,7 +45,10 @@ class EdgeStore(NodeStore):
         folder: the shard's folder.
         collection: the collection name.
         round_trips: number of Edge calls made through this store.
+        engine_label: "Qdrant Edge (embedded)".
     """
+
+    engine_label = "Qdrant Edge (embedded)"
 
     def __init__(self, store: Path | None, collection: str = "drag_nodes") -> None:
         super().__init__(collection)
@@ -80,8 +82,12 @@ class EdgeStore(NodeStore):
         )
         self.folder.mkdir(parents=True, exist_ok=True)
         self._shard = edge.EdgeShard.create(str(self.folder), config)
-        for name, schema in INDEXED_FIELDS:
-            self._shard.update(edge.UpdateOperation.create_field_index(name, SCHEMAS[schema]))
+
+    def _indexed_fields(self) -> set[str]:
+        return set(self.shard.info().payload_schema)
+
+    def _create_index(self, name: str, schema: str) -> None:
+        self.shard.update(edge.UpdateOperation.create_field_index(name, SCHEMAS[schema]))
 
     def _upsert(self, points: Sequence[NodePoint]) -> None:
         structs = []

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from drag_core.config import DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_MODEL
+from drag_core.config import DEFAULT_BM25, DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_MODEL, Bm25Params
 from drag_core.text import ENGLISH_STOPWORDS
 
 BATCH_SIZE = 32
@@ -35,6 +35,7 @@ class Embedder:
     Attributes:
         dense_model: the dense model name.
         sparse_model: the sparse model name.
+        bm25: BM25 constants of the default sparse model.
         dim: dense vector size.
     """
 
@@ -44,11 +45,13 @@ class Embedder:
         dense_model: str = DEFAULT_DENSE_MODEL,
         sparse_model: str = DEFAULT_SPARSE_MODEL,
         threads: int | None = None,
+        bm25: Bm25Params = DEFAULT_BM25,
     ) -> None:
         from fastembed import SparseTextEmbedding, TextEmbedding
 
         self.dense_model = dense_model
         self.sparse_model = sparse_model
+        self.bm25 = bm25
         self._lock = threading.Lock()
         if dense_model == DEFAULT_DENSE_MODEL:
             from drag_core.model_files import (
@@ -67,11 +70,35 @@ class Embedder:
             bm25_dir = Path(model_dir) / "bm25"
             bm25_dir.mkdir(parents=True, exist_ok=True)
             self._sparse = SparseTextEmbedding(
-                sparse_model, specific_model_path=str(bm25_dir), stopwords=set(ENGLISH_STOPWORDS)
+                sparse_model,
+                specific_model_path=str(bm25_dir),
+                stopwords=set(ENGLISH_STOPWORDS),
+                k=bm25.k1,
+                b=bm25.b,
+                avg_len=bm25.avg_len,
             )
+        elif bm25 != DEFAULT_BM25:
+            raise ValueError(f"BM25 constants apply to {DEFAULT_SPARSE_MODEL} only, not to {sparse_model}")
         else:
             self._sparse = SparseTextEmbedding(sparse_model)
         self.dim = int(self.dense(["dimension probe"]).shape[1])
+
+    @property
+    def sparse_identity(self) -> str:
+        """What builds the sparse vectors: the model, with its BM25 constants when they are not the defaults."""
+        if self.bm25 == DEFAULT_BM25:
+            return self.sparse_model
+        return f"{self.sparse_model}({self.bm25.identity})"
+
+    def bm25_tokens(self, texts: Sequence[str]) -> list[list[str]]:
+        """Each text as the BM25 model sees it (stemmed terms, stop words dropped): the terms weighted, and the
+        length ``Bm25Params.avg_len`` averages."""
+        from fastembed.common.utils import remove_non_alphanumeric
+
+        if self.sparse_model != DEFAULT_SPARSE_MODEL:
+            raise ValueError(f"BM25 tokens need {DEFAULT_SPARSE_MODEL}, not {self.sparse_model}")
+        bm25 = self._sparse.model  # fastembed's Bm25: the tokenizer and stemmer that build the vectors
+        return [bm25._stem(bm25.tokenizer.tokenize(remove_non_alphanumeric(t))) for t in texts]
 
     def dense(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length dense vectors, one row per text."""

@@ -92,7 +92,9 @@ class Engine:
     ) -> None:
         self.settings = settings
         self.store = store or open_store(settings)  # first: an unusable store is reported before models load
-        self.embedder = embedder or Embedder(settings.model_dir, settings.dense_model, settings.sparse_model)
+        self.embedder = embedder or Embedder(
+            settings.model_dir, settings.dense_model, settings.sparse_model, bm25=settings.bm25
+        )
         self.summarizer = summarizer or default_summarizer()
         self.policy = policy or VectorPolicy()
         self.cache = DescriptionCache(settings.cache_path)

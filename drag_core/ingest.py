@@ -13,12 +13,13 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
+from drag_core.config import DEFAULT_SPARSE_MODEL
 from drag_core.describe.describer import Describer
 from drag_core.embeddings import Embedder
 from drag_core.loading import LoadedDocument, LoadError
 from drag_core.store import NodeStore
-from drag_core.tree import build_tree
-from drag_core.types import Node
+from drag_core.tree import build_tree, parent_count
+from drag_core.types import Description, Node
 from drag_core.vector_text import VectorPolicy, dense_vectors, sparse_texts
 
 log = logging.getLogger(__name__)
@@ -82,13 +83,18 @@ class IngestReport:
         """The one-line summary shown to people."""
         if not self.ok:
             return f"{self.file_name}: FAILED — {self.reason}"
+        size = f"{_count(self.pages, 'page')}, {_count(self.nodes, 'node')}"
         if self.status == "unchanged":
-            return f"{self.file_name}: unchanged, already indexed ({self.pages} pages, {self.nodes} nodes)"
-        fallback = f", {self.fallbacks} LLM fallbacks" if self.fallbacks else ""
+            return f"{self.file_name}: unchanged, already indexed ({size})"
+        fallback = f", {_count(self.fallbacks, 'LLM fallback')}" if self.fallbacks else ""
         return (
-            f"{self.file_name}: {self.status} — {self.pages} pages, {self.nodes} nodes, "
-            f"{self.empty_pages} empty pages{fallback}, {self.seconds:.1f} s"
+            f"{self.file_name}: {self.status} — {size}, "
+            f"{_count(self.empty_pages, 'empty page')}{fallback}, {self.seconds:.1f} s"
         )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 class Ingestor:
@@ -125,7 +131,7 @@ class Ingestor:
         )
         with self.lock:
             previous, same = self._versions(document)
-        if same is not None and same.extra.get("vector_policy") == self.policy.identity:
+        if same is not None and self._built_alike(same):
             report.status, report.nodes = "unchanged", int(same.extra.get("nodes", 0))
             return report
 
@@ -138,7 +144,7 @@ class Ingestor:
         with timer("summaries"):
             pages = self.describer.pages([p.text for p in document.pages], stage("summaries"))
         with timer("tree"):
-            nodes = build_tree(document, pages, lambda groups: self.describer.groups(groups, stage("tree")))
+            nodes = build_tree(document, pages, self._level_describer(len(pages), stage("tree")))
         report.nodes = len(nodes)
         report.fallbacks = sum(1 for n in nodes if n.fallback_reason)
         with timer("vectors"):
@@ -146,7 +152,7 @@ class Ingestor:
             dense = dense_vectors(nodes, self.policy, self.embedder.dense)
             sparse = self.embedder.sparse(sparse_texts(nodes, self.policy))
             stage("vectors")(len(nodes), len(nodes))
-        _describe_root(nodes[-1], report, self.policy)
+        _describe_root(nodes[-1], report, self.policy, self.embedder.sparse_identity)
         with timer("store"), self.lock:
             stage("store")(0, len(nodes))
             previous, same = self._versions(document)  # again: another session may have written it meanwhile
@@ -161,19 +167,43 @@ class Ingestor:
         report.seconds = time.perf_counter() - started
         return report
 
+    def _level_describer(
+        self, pages: int, progress: Callable[[int, int], None]
+    ) -> Callable[[list[list[Description]]], list[Description]]:
+        """Describes one tree level per call, reporting progress over all the levels' parents together."""
+        total, finished = parent_count(pages), 0
+
+        def describe_level(groups: list[list[Description]]) -> list[Description]:
+            nonlocal finished
+            described = self.describer.groups(groups, lambda done, _: progress(finished + done, total))
+            finished += len(groups)
+            return described
+
+        return describe_level
+
+    def _built_alike(self, root: Node) -> bool:
+        """Whether an indexed version's vectors were built the way this ingestor builds them (roots written
+        before the sparse identity was recorded used the default sparse model)."""
+        sparse = root.extra.get("sparse_model", DEFAULT_SPARSE_MODEL)
+        return (
+            root.extra.get("vector_policy") == self.policy.identity
+            and sparse == self.embedder.sparse_identity
+        )
+
     def _versions(self, document: LoadedDocument) -> tuple[list[Node], Node | None]:
         """Roots of the indexed versions of the document's file, and the one with its content (if any)."""
-        previous = [root for root in self.store.roots() if root.file_name == document.file_name]
+        previous = self.store.roots(document.file_name)
         return previous, next((root for root in previous if root.doc_id == document.doc_id), None)
 
 
-def _describe_root(root: Node, report: IngestReport, policy: VectorPolicy) -> None:
+def _describe_root(root: Node, report: IngestReport, policy: VectorPolicy, sparse_identity: str) -> None:
     root.extra = {
         "pages": report.pages,
         "empty_pages": report.empty_pages,
         "nodes": report.nodes,
         "fallbacks": report.fallbacks,
         "vector_policy": policy.identity,
+        "sparse_model": sparse_identity,
         "ingested_at": time.time(),
     }
 

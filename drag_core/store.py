@@ -36,7 +36,12 @@ UPSERT_BATCH = 128
 SCROLL_PAGE = 512
 CANDIDATE_FIELDS = ["id", "parent_id", "child_ids", "level", "doc_id", "file_name", "page_start", "page_end"]
 LISTING_FIELDS = [*CANDIDATE_FIELDS, "keywords", "summary", "summary_source", "fallback_reason", "extra"]
-INDEXED_FIELDS = (("parent_id", "integer"), ("level", "integer"), ("doc_id", "keyword"))
+INDEXED_FIELDS = (
+    ("parent_id", "integer"),
+    ("level", "integer"),
+    ("doc_id", "keyword"),
+    ("file_name", "keyword"),
+)
 Fields = list[str] | bool
 
 
@@ -111,6 +116,7 @@ class Candidate:
         dense_rank, sparse_rank: 1-based rank in the dense and sparse lists (None: not in that list).
         dense_score: cosine similarity of the dense vectors.
         doc_id: the document version the node belongs to.
+        sparse_score: BM25 score (term weights × the store's IDF; None: not in the sparse list).
     """
 
     id: int
@@ -125,6 +131,7 @@ class Candidate:
     sparse_rank: int | None
     dense_score: float | None
     doc_id: str = ""
+    sparse_score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -166,7 +173,10 @@ class NodeStore(ABC):
     Attributes:
         collection: the collection name.
         round_trips: number of engine calls made through this store.
+        engine_label: which engine this is, for people (e.g. "Qdrant Edge (embedded)").
     """
+
+    engine_label = ""
 
     def __init__(self, collection: str) -> None:
         self.collection = collection
@@ -174,7 +184,8 @@ class NodeStore(ABC):
 
     # -- collection --------------------------------------------------------------------------------------
     def ensure_collection(self, dim: int) -> None:
-        """Create the collection if needed; refuse one built with another dense size."""
+        """Create the collection if needed; refuse one built with another dense size. Payload indexes
+        missing from an older collection are added."""
         self.round_trips += 1
         existing = self._dense_size()
         if existing is None:
@@ -184,6 +195,11 @@ class NodeStore(ABC):
                 f"collection {self.collection} holds {existing}-d vectors but the dense model gives {dim}-d; "
                 "use another collection or store"
             )
+        indexed = self._indexed_fields()
+        for name, schema in INDEXED_FIELDS:
+            if name not in indexed:
+                self.round_trips += 1
+                self._create_index(name, schema)
 
     def has_collection(self) -> bool:
         self.round_trips += 1
@@ -241,9 +257,10 @@ class NodeStore(ABC):
         return [doc_id for doc_id, _ in removed]
 
     # -- reading ---------------------------------------------------------------------------------------
-    def roots(self) -> list[Node]:
-        """The root of every complete document."""
-        return [Node.from_payload(p) for p in self._payloads(LISTING_FIELDS, ROOTS)]
+    def roots(self, file_name: str | None = None) -> list[Node]:
+        """The root of every complete document (of one file's versions, when given)."""
+        where = ROOTS if file_name is None else Where(equals=(*ROOTS.equals, ("file_name", file_name)))
+        return [Node.from_payload(p) for p in self._payloads(LISTING_FIELDS, where)]
 
     def nodes_of(self, doc_id: str, with_text: bool = False, file_name: str | None = None) -> list[Node]:
         """Every node of one document version (of one file, when given), ordered by level then first page."""
@@ -312,7 +329,15 @@ class NodeStore(ABC):
 
     @abstractmethod
     def _create(self, dim: int) -> None:
-        """Create the collection with its named vectors and payload indexes (``INDEXED_FIELDS``)."""
+        """Create the collection with its named vectors."""
+
+    @abstractmethod
+    def _indexed_fields(self) -> set[str]:
+        """The payload fields that have an index."""
+
+    @abstractmethod
+    def _create_index(self, name: str, schema: str) -> None:
+        """Index a payload field (``schema``: ``"integer"`` or ``"keyword"``)."""
 
     @abstractmethod
     def _upsert(self, points: Sequence[NodePoint]) -> None:
@@ -365,6 +390,7 @@ def _candidates(fused: list[Hit], dense: list[Hit], sparse: list[Hit]) -> list[C
     dense_rank = {p.id: rank for rank, p in enumerate(dense, start=1)}
     dense_score = {p.id: p.score for p in dense}
     sparse_rank = {p.id: rank for rank, p in enumerate(sparse, start=1)}
+    sparse_score = {p.id: p.score for p in sparse}
     fused = sorted(fused, key=lambda p: (-round(p.score, 8), -dense_score.get(p.id, -2.0), p.id))
     return [
         Candidate(
@@ -380,6 +406,7 @@ def _candidates(fused: list[Hit], dense: list[Hit], sparse: list[Hit]) -> list[C
             sparse_rank=sparse_rank.get(point.id),
             dense_score=dense_score.get(point.id),
             doc_id=str(point.payload.get("doc_id", "")),
+            sparse_score=sparse_score.get(point.id),
         )
         for point in fused
     ]
@@ -424,11 +451,13 @@ class Store(NodeStore):
         client: the qdrant-client.
         collection: the collection name.
         round_trips: number of Qdrant calls made through this store.
+        engine_label: "Qdrant server" or "qdrant-client local mode (embedded)".
     """
 
-    def __init__(self, client: QdrantClient, collection: str = "drag_nodes") -> None:
+    def __init__(self, client: QdrantClient, collection: str = "drag_nodes", server: bool = False) -> None:
         super().__init__(collection)
         self.client = client
+        self.engine_label = "Qdrant server" if server else "qdrant-client local mode (embedded)"
 
     def close(self) -> None:
         self.client.close()
@@ -445,10 +474,14 @@ class Store(NodeStore):
             vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
             sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
         )
+
+    def _indexed_fields(self) -> set[str]:
+        return set(self.client.get_collection(self.collection).payload_schema or {})
+
+    def _create_index(self, name: str, schema: str) -> None:
         with warnings.catch_warnings():  # local mode accepts payload indexes and ignores them, with a warning
             warnings.simplefilter("ignore", UserWarning)
-            for name, schema in INDEXED_FIELDS:
-                self.client.create_payload_index(self.collection, name, field_schema=schema)
+            self.client.create_payload_index(self.collection, name, field_schema=schema)
 
     def _upsert(self, points: Sequence[NodePoint]) -> None:
         structs = []
@@ -553,7 +586,7 @@ def open_store(settings: Settings) -> NodeStore:
     by ``settings.engine`` (``edge`` or ``local``), by default Qdrant Edge — unless the folder already holds a
     qdrant-client local-mode index and no Edge one, which is then opened as it is."""
     if settings.qdrant_url:
-        return Store(open_client(settings), settings.collection)
+        return Store(open_client(settings), settings.collection, server=True)
     engine = settings.engine or _engine_of_folder(settings.store, settings.collection) or DEFAULT_ENGINE
     if engine not in ENGINES:
         raise StoreError(f"unknown engine {engine!r}; DRAG_ENGINE is one of {', '.join(ENGINES)}")

@@ -62,6 +62,15 @@ def plan_groups(similarities: Sequence[float]) -> list[int]:
     return sizes[::-1]
 
 
+def parent_count(pages: int) -> int:
+    """How many parents ``build_tree`` makes over ``pages`` leaves (the group count per level is fixed)."""
+    total = 0
+    while pages > 1:
+        pages = 1 if pages <= GROUP_MAX else math.ceil(pages / GROUP_MAX)
+        total += pages
+    return total
+
+
 def _cosine(a: Counter[str], b: Counter[str]) -> float:
     dot = sum(n * b[w] for w, n in a.items() if w in b)
     norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))

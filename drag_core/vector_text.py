@@ -1,7 +1,8 @@
 """What each vector of a node sees — a design decision measured with the evaluation harness (see README).
 
 * ``title``: the file name made readable (``AMCOR_2023_10K.pdf`` → ``AMCOR 2023 10K``); it is prefixed to every
-  text so a question naming a company or a year can find the right document at every level.
+  text so a question naming a company or a year can find the right document at every level. A name without a
+  letter (``4983.txt``, an evaluation corpus id) is no title and adds nothing.
 * Leaves: dense and sparse read the page text (MiniLM reads the first 256 word pieces; BM25 all of it).
 * Parents, ``parent_dense``: ``"summary"`` embeds title + summary + keywords; ``"centroid"`` takes the normalised
   mean of the children's dense vectors (so a parent sits among its pages).
@@ -46,16 +47,23 @@ class VectorPolicy:
 
 
 def title_of(file_name: str) -> str:
-    """A readable title from a file name."""
-    return re.sub(r"[_\-.]+", " ", PurePath(file_name).stem).strip()
+    """A readable title from a file name ("" when the name holds no letter)."""
+    title = re.sub(r"[_\-.]+", " ", PurePath(file_name).stem).strip()
+    return title if any(c.isalpha() for c in title) else ""
+
+
+def titled(file_name: str, text: str) -> str:
+    """``text`` under the file's title."""
+    title = title_of(file_name)
+    return f"{title}\n{text}" if title else text
 
 
 def _described(node: Node) -> str:
-    return f"{title_of(node.file_name)}\n{node.summary}\nKeywords: {', '.join(node.keywords)}"
+    return titled(node.file_name, f"{node.summary}\nKeywords: {', '.join(node.keywords)}")
 
 
 def leaf_text(node: Node) -> str:
-    return f"{title_of(node.file_name)}\n{node.text}" if node.text.strip() else _described(node)
+    return titled(node.file_name, node.text) if node.text.strip() else _described(node)
 
 
 def sparse_texts(nodes: Sequence[Node], policy: VectorPolicy) -> list[str]:
@@ -72,7 +80,7 @@ def sparse_texts(nodes: Sequence[Node], policy: VectorPolicy) -> list[str]:
         if node.level == 0:
             out.append(leaf_text(node))
         elif policy.parent_sparse == "subtree":
-            out.append(f"{title_of(node.file_name)}\n{below(node)}")
+            out.append(titled(node.file_name, below(node)))
         else:
             out.append(_described(node))
     return out

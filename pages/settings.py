@@ -15,7 +15,7 @@ left.metric("Documents", len(engine.documents()))
 with engine.lock:
     right.metric("Tree nodes in the index", engine.store.count())
 
-rows = describe_settings(engine.settings, ui.llm_config())
+rows = describe_settings(engine.settings, ui.llm_config(), engine.store.engine_label)
 st.table([{"setting": name, "value": escape_markdown(value)} for name, value in rows])  # cells are Markdown
 
 st.subheader("How to change them")

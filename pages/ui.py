@@ -24,7 +24,7 @@ from drag_core.app_state import (
     unchanged_report,
 )
 from drag_core.compare import Comparer, Comparison
-from drag_core.config import Settings
+from drag_core.config import Bm25Params, Settings
 from drag_core.embeddings import Embedder
 from drag_core.engine import DocumentInfo, Engine, default_summarizer
 from drag_core.ingest import IngestReport, ProgressEvent
@@ -48,14 +48,14 @@ def llm_config() -> LLMConfig | None:
 
 
 @st.cache_resource(show_spinner="Loading the embedding models…")
-def _embedder(model_dir: str, dense_model: str, sparse_model: str) -> Embedder:
-    return Embedder(Path(model_dir), dense_model, sparse_model)
+def _embedder(model_dir: str, dense_model: str, sparse_model: str, bm25: Bm25Params) -> Embedder:
+    return Embedder(Path(model_dir), dense_model, sparse_model, bm25=bm25)
 
 
 @st.cache_resource(show_spinner="Opening the index…")
 def _engine(key: str, _env: Mapping[str, str]) -> Engine:
     settings = Settings.from_env(_env)
-    embedder = _embedder(str(settings.model_dir), settings.dense_model, settings.sparse_model)
+    embedder = _embedder(str(settings.model_dir), settings.dense_model, settings.sparse_model, settings.bm25)
     return Engine(settings, summarizer=default_summarizer(_env), embedder=embedder)
 
 

@@ -34,6 +34,8 @@ def test_settings_show_the_index_models_and_offline_summariser(open_app, small_i
     assert rows["Dense model"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert rows["Summaries"].startswith("offline extractive summariser")
     assert rows["RRF k (default)"] == "60"
+    assert rows["Engine"] == "Qdrant Edge (embedded)"
+    assert rows["BM25 constants"] == "k1=1.2,b=0.75,avg_len=256"
     assert [m.value for m in at.metric][0] == "2"  # documents
     variables = list(at.table[1].value["variable"])
     assert {"DRAG_STORE", "DRAG_LLM_BASE_URL", "DRAG_SAMPLE"} <= set(variables)

@@ -18,7 +18,7 @@ from drag_core.app_state import (
     sample_on_start,
     unchanged_report,
 )
-from drag_core.config import Settings
+from drag_core.config import Bm25Params, Settings
 from drag_core.engine import Engine
 from drag_core.ingest import STAGES, ProgressEvent
 from drag_core.llm import LLMConfig
@@ -85,7 +85,11 @@ def test_describe_settings_hides_keys(tmp_path: Path) -> None:
     assert "secret" not in repr(rows) and "u:p" not in repr(rows)
     local = dict(describe_settings(Settings(store=str(tmp_path / "q")), None))
     assert local["Index"] == f"embedded Qdrant folder {(tmp_path / 'q').resolve()}"
-    assert local["Answers"] == "off"
+    assert local["Answers"] == "off" and "Engine" not in local
+    tuned = Settings(store=str(tmp_path / "q"), bm25=Bm25Params(k1=0.9, b=0.4, avg_len=210.5))
+    labelled = dict(describe_settings(tuned, None, "Qdrant Edge (embedded)"))
+    assert labelled["Engine"] == "Qdrant Edge (embedded)"
+    assert labelled["BM25 constants"] == "k1=0.9,b=0.4,avg_len=210.5"
     assert dict(describe_settings(Settings(store=":memory:"), None))["Index"].startswith("in memory")
 
 

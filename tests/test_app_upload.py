@@ -46,7 +46,7 @@ def test_upload_indexes_several_files_and_reports_each(open_app, tmp_path: Path)
     assert [b.value for b in bars] == [100, 100, 100]
     lines = _texts(at)
     assert any(line.startswith(f"{FOOTLOCKER.name}: indexed — 4 pages") for line in lines), lines
-    assert any(line.startswith("notes.md: indexed — 1 pages") for line in lines), lines
+    assert any(line.startswith("notes.md: indexed — 1 page,") for line in lines), lines
     assert any(line.startswith("broken.pdf: FAILED — ") for line in lines), lines
     assert sorted(_listed(at)) == [FOOTLOCKER.name, "notes.md"]
     table = at.dataframe[0].value.set_index("file")

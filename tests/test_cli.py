@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import FINANCE, REPO
 
-from drag_core.search import STRATEGIES
+from drag_core.cli import build_parser
+from drag_core.search import STRATEGIES, SearchParams
 
 THREE_PDFS = [
     FINANCE / "AMCOR_2022_8K_dated-2022-07-01.pdf",
@@ -89,3 +90,20 @@ def test_tree_and_remove(store: Path) -> None:
     assert "PEPSICO_2023_8K_dated-2023-05-05.pdf" not in names
     missing = drag("tree", "PEPSICO_2023_8K_dated-2023-05-05.pdf", store=store)
     assert missing.returncode == 2 and "no document named" in missing.stderr
+
+
+def test_search_options_default_to_the_search_parameters() -> None:
+    args = build_parser().parse_args(["search", "a question"])
+    defaults = SearchParams()
+    assert (args.top_k, args.roots, args.beam_width, args.knee) == (
+        defaults.top_k,
+        defaults.roots,
+        defaults.beam_width,
+        defaults.knee_method,
+    )
+    assert (args.sensitivity, args.min_keep, args.max_keep, args.score_source) == (
+        defaults.sensitivity,
+        defaults.min_keep,
+        defaults.max_keep,
+        defaults.score_source,
+    )

@@ -229,6 +229,7 @@ def test_cli_eval_writes_json_and_csv_and_reuses_its_index(
     assert main([*argv, "--json", str(out)]) == 0
     assert json.loads(out.read_text())["index"]["reused"] is True
     assert main(["eval", str(page_dataset), "--strategies", "nope"]) == 2
+    assert main(["eval", str(page_dataset), "--strategies", "flat", "--baseline", "beam"]) == 2
     assert main(["sweep", str(page_dataset), "--param", "colour", "--values", "1"]) == 2
 
 
@@ -264,3 +265,31 @@ def test_sweep_comparisons_rows_and_plots(page_dataset: Path, page_engine) -> No
     assert len(recall_vs_pages(sweep.report).data) == 2
     heat = per_query_figure(sweep.report).data[0]
     assert list(heat.y) == ["q1", "q2"] and [list(r) for r in heat.z] == [[0.5, 0.5], [1.0, 1.0]]
+
+
+def test_cli_eval_measures_bm25_avg_len_on_the_corpus_and_keeps_that_index_apart(
+    page_dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder
+) -> None:
+    monkeypatch.setenv("DRAG_MODEL_DIR", str(REPO / "models"))
+    monkeypatch.setenv("DRAG_EVAL_DIR", str(tmp_path))
+    for name in ("DRAG_LLM_BASE_URL", "OPENAI_BASE_URL", "QDRANT_URL", "DRAG_BM25_K1", "DRAG_BM25_B"):
+        monkeypatch.delenv(name, raising=False)
+    texts = [
+        f"{path.stem}\n{page.text}"
+        for path in load_dataset(page_dataset).files
+        for page in load_path(path).pages
+    ]
+    lengths = [len(tokens) for tokens in embedder.bm25_tokens(texts)]
+    avg_len = sum(lengths) / len(lengths)
+    assert len(set(lengths)) > 1  # the mean is not any single page's length
+
+    options = ["--bm25-k1", "0.9", "--bm25-b", "0.4", "--bm25-avg-len", "corpus"]
+    assert main(["eval", str(page_dataset), "--strategies", "flat-sparse", *options]) == 0
+    folders = sorted(p.name for p in (tmp_path / "tiny-pages").iterdir() if p.is_dir())
+    assert folders == [
+        f"dense-centroid-sparse-subtree-bm25-k1-0-9-b-0-4-avg-len-{avg_len:g}".replace(".", "-")
+    ]
+    manifest = json.loads((tmp_path / "tiny-pages" / folders[0] / "manifest.json").read_text())
+    assert manifest["sparse_model"] == f"Qdrant/bm25(k1=0.9,b=0.4,avg_len={avg_len:g})"
+    assert main(["eval", str(page_dataset), "--strategies", "flat-sparse"]) == 0  # default constants
+    assert len([p for p in (tmp_path / "tiny-pages").iterdir() if p.is_dir()]) == 2

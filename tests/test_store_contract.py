@@ -127,6 +127,8 @@ def test_write_list_and_get(filled, documents) -> None:
     roots = {r.file_name: r for r in filled.roots()}
     assert set(roots) == set(FILES)
     assert roots[FILES[0]].id == amcor[-1].id and roots[FILES[0]].parent_id == -1
+    assert [r.id for r in filled.roots(FILES[1])] == [pepsico[-1].id]
+    assert filled.roots("not-indexed.pdf") == []
     listed = filled.nodes_of(amcor[0].doc_id)
     assert {n.id for n in listed} == {n.id for n in amcor}
     assert [n.level for n in listed] == sorted(n.level for n in listed)

@@ -11,7 +11,7 @@ from drag_core.describe.cache import DescriptionCache
 from drag_core.describe.describer import Describer
 from drag_core.describe.extractive import ExtractiveSummarizer
 from drag_core.loading import LoadedDocument, load_path
-from drag_core.tree import build_tree, plan_groups
+from drag_core.tree import build_tree, parent_count, plan_groups
 from drag_core.types import Node, Page
 
 
@@ -104,3 +104,19 @@ def test_real_pdf_tree_invariants(path) -> None:
     for node in nodes:
         if node.level > 0 or len(node.text.split()) > 100:
             assert node.summary and 5 <= len(node.keywords) <= 10
+
+
+@pytest.mark.parametrize("n", range(1, 60))
+def test_parent_count_is_the_number_of_parents_built(n: int) -> None:
+    assert sum(1 for node in _tree(_synthetic(n)) if node.level > 0) == parent_count(n)
+
+
+def test_tree_progress_runs_once_over_all_levels(make_engine) -> None:
+    sections = [f"# Part {i}\n\n" + f"Topic {i} words about subject number {i}. " * 70 for i in range(26)]
+    events = []
+    report = make_engine().ingest_bytes("long.md", "\n\n".join(sections).encode(), events.append)
+    assert report.pages == 26
+    tree = [(e.done, e.total) for e in events if e.stage == "tree"]
+    assert tree[-1] == (9, 9) == (parent_count(26), parent_count(26))  # 6 + 2 + 1 parents
+    assert [done for done, _ in tree] == sorted(done for done, _ in tree)
+    assert {total for _, total in tree} == {9}

@@ -11,16 +11,19 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from drag_core.config import Settings
+from drag_core.config import DEFAULT_BM25, Bm25Params, Settings
 from drag_core.describe.base import Summarizer
 from drag_core.embeddings import Embedder
 from drag_core.engine import Engine
 from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, passages
 from drag_core.ingest import IngestReport, ProgressCallback, ProgressEvent
-from drag_core.vector_text import VectorPolicy
+from drag_core.loading import LoadedDocument
+from drag_core.parsing import PageCache, Parser, page_cache_path
+from drag_core.vector_text import VectorPolicy, titled
 
 EVAL_DIR_VARIABLE = "DRAG_EVAL_DIR"
 MANIFEST = "manifest.json"
@@ -33,9 +36,40 @@ def eval_root() -> Path:
     return Path(os.environ.get(EVAL_DIR_VARIABLE) or "data/eval")
 
 
-def default_folder(dataset: Dataset, policy: VectorPolicy) -> Path:
-    """``data/eval/<data set>/<policy>``: a policy change builds a new index next to the old one."""
-    return eval_root() / dataset.name / re.sub(r"[^A-Za-z0-9]+", "-", policy.identity).strip("-")
+def default_folder(dataset: Dataset, policy: VectorPolicy, bm25: Bm25Params = DEFAULT_BM25) -> Path:
+    """``data/eval/<data set>/<policy>[-<BM25 constants>]``: a policy change builds a new index next to the
+    old one."""
+    name = policy.identity + ("" if bm25 == DEFAULT_BM25 else f",bm25,{bm25.identity}")
+    return eval_root() / dataset.name / re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-")
+
+
+def shared_cache(dataset: Dataset) -> Path:
+    """The description cache shared by a data set's default index folders (the page cache sits beside it)."""
+    return eval_root() / dataset.name / CACHE
+
+
+def documents(dataset: Dataset) -> Iterator[LoadedDocument]:
+    """Every document of the data set split into pages (files through the shared page cache; files that
+    cannot be read are skipped)."""
+    if dataset.kind == PASSAGE_KIND:
+        yield from passages(dataset)
+        return
+    parser = Parser(Settings().max_file_bytes, PageCache(page_cache_path(shared_cache(dataset))))
+    for load in parser.parse_paths(dataset.files):
+        try:
+            yield load()
+        except Exception:  # reported when the data set is ingested
+            continue
+
+
+def corpus_avg_len(dataset: Dataset, embedder: Embedder) -> float:
+    """The mean BM25 length of the data set's pages as they are indexed: the ``avg_len`` BM25 defines."""
+    lengths = [
+        len(tokens)
+        for document in documents(dataset)
+        for tokens in embedder.bm25_tokens([titled(p.file_name, p.text) for p in document.pages])
+    ]
+    return sum(lengths) / len(lengths) if lengths else Bm25Params.avg_len
 
 
 def identity(dataset: Dataset, engine: Engine) -> dict[str, Any]:
@@ -46,7 +80,7 @@ def identity(dataset: Dataset, engine: Engine) -> dict[str, Any]:
         "vector_policy": engine.policy.identity,
         "summarizer": getattr(engine.summarizer, "identity", type(engine.summarizer).__name__),
         "dense_model": engine.embedder.dense_model,
-        "sparse_model": engine.embedder.sparse_model,
+        "sparse_model": engine.embedder.sparse_identity,
     }
 
 
@@ -57,21 +91,25 @@ def open_index(
     embedder: Embedder | None = None,
     summarizer: Summarizer | None = None,
     progress: ProgressCallback | None = None,
+    bm25: Bm25Params = DEFAULT_BM25,
 ) -> tuple[Engine, dict[str, Any]]:
     """An engine over the data set's index (``:memory:`` for a throw-away one), ingesting what is missing.
 
     The default folders of one data set share one page and description cache (``data/eval/<data set>/``),
     so an index for another vector policy neither parses nor describes a page again. Returns the engine and
     the index identity with ``reused`` (nothing ingested) and ``failed`` (files that could not be ingested).
+    ``bm25`` sets the BM25 constants when no ``embedder`` is given.
     """
     policy = policy or VectorPolicy()
-    cache = eval_root() / dataset.name / CACHE if folder is None else None
-    folder = str(folder or default_folder(dataset, policy))
+    cache = shared_cache(dataset) if folder is None else None
+    folder = str(folder or default_folder(dataset, policy, embedder.bm25 if embedder else bm25))
     memory = folder == ":memory:"
     store = folder if memory else str(Path(folder) / "qdrant")
     if not memory:
         Path(folder).mkdir(parents=True, exist_ok=True)
-    settings = Settings.from_env(store=store, qdrant_url=None, **({"cache_path": cache} if cache else {}))
+    settings = Settings.from_env(
+        store=store, qdrant_url=None, bm25=bm25, **({"cache_path": cache} if cache else {})
+    )
     engine = Engine(settings, summarizer=summarizer, embedder=embedder, policy=policy)
     return engine, ensure_ingested(engine, dataset, None if memory else Path(folder) / MANIFEST, progress)
 

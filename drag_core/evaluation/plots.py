@@ -12,60 +12,62 @@ PAGES = "pages_returned"
 TITLES = {RECALL: "page recall (everything returned)", PAGES: "pages returned per query"}
 
 
-def _error(summary: Summary, metric: str) -> dict:
-    mean, bounds = summary.means.get(metric), summary.intervals.get(metric)
-    if mean is None or bounds is None:
+def _error(summaries: list[Summary], metric: str) -> dict:
+    """Asymmetric error bars from each summary's bootstrap interval (none where a value is undefined)."""
+    pairs = [(s.means.get(metric), s.intervals.get(metric)) for s in summaries]
+    known = [(m, b) for m, b in pairs if m is not None and b is not None]
+    if len(known) < len(pairs):
         return {"visible": False}
-    return {"type": "data", "symmetric": False, "array": [bounds[1] - mean], "arrayminus": [mean - bounds[0]]}
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [high - m for m, (_, high) in known],
+        "arrayminus": [m - low for m, (low, _) in known],
+    }
 
 
-def recall_vs_pages(report: Report, recall: str = RECALL) -> go.Figure:
-    """One point per run: mean pages returned against mean recall, both with bootstrap 95 % intervals."""
+def _figure(
+    lines: dict[str, tuple[list[Summary], list[str]]], recall: str, mode: str, title: str
+) -> go.Figure:
+    """Pages returned against recall with 95 % error bars: one trace per entry (name → summaries, labels)."""
     figure = go.Figure()
-    for s in report.summaries:
-        figure.add_trace(
-            go.Scatter(
-                x=[s.means.get(PAGES)],
-                y=[s.means.get(recall)],
-                error_x=_error(s, PAGES),
-                error_y=_error(s, recall),
-                mode="markers+text",
-                text=[s.spec.label],
-                textposition="top center",
-                name=s.spec.label,
-            )
-        )
-    figure.update_layout(
-        title=f"{report.dataset}: recall against pages returned ({report.n_queries} queries, 95 % intervals)",
-        xaxis_title=TITLES[PAGES],
-        yaxis_title=TITLES.get(recall, recall),
-    )
-    return figure
-
-
-def sweep_figure(sweep: Sweep, recall: str = RECALL) -> go.Figure:
-    """One line per strategy through the swept values: pages returned against recall, values as labels."""
-    figure = go.Figure()
-    by_base: dict[str, list[Summary]] = {}
-    for s in sweep.report.summaries:
-        by_base.setdefault(sweep.points[s.spec.label][0], []).append(s)
-    for base, summaries in by_base.items():
+    for name, (summaries, labels) in lines.items():
         figure.add_trace(
             go.Scatter(
                 x=[s.means.get(PAGES) for s in summaries],
                 y=[s.means.get(recall) for s in summaries],
-                mode="lines+markers+text",
-                text=[f"{sweep.points[s.spec.label][1]}" for s in summaries],
+                error_x=_error(summaries, PAGES),
+                error_y=_error(summaries, recall),
+                mode=mode,
+                text=labels,
                 textposition="top center",
-                name=base,
+                name=name,
             )
         )
-    figure.update_layout(
-        title=f"{sweep.report.dataset}: sweep of {sweep.param} ({sweep.report.n_queries} queries)",
-        xaxis_title=TITLES[PAGES],
-        yaxis_title=TITLES.get(recall, recall),
-    )
+    figure.update_layout(title=title, xaxis_title=TITLES[PAGES], yaxis_title=TITLES.get(recall, recall))
+    figure.update_xaxes(type="log")  # runs return from 1 to 100+ pages
     return figure
+
+
+def recall_vs_pages(report: Report, recall: str = RECALL) -> go.Figure:
+    """One point per run: mean pages returned against mean recall, both with bootstrap 95 % intervals."""
+    lines = {s.spec.label: ([s], [s.spec.label]) for s in report.summaries}
+    title = f"{report.dataset}: recall against pages returned ({report.n_queries} queries, 95 % intervals)"
+    return _figure(lines, recall, "markers+text", title)
+
+
+def sweep_figure(sweep: Sweep, recall: str = RECALL) -> go.Figure:
+    """One line per strategy through the swept values: pages returned against recall, values as labels."""
+    lines: dict[str, tuple[list[Summary], list[str]]] = {}
+    for s in sweep.report.summaries:
+        base, value = sweep.points[s.spec.label]
+        summaries, labels = lines.setdefault(base, ([], []))
+        summaries.append(s)
+        labels.append(str(value))
+    title = (
+        f"{sweep.report.dataset}: sweep of {sweep.param} ({sweep.report.n_queries} queries, 95 % intervals)"
+    )
+    return _figure(lines, recall, "lines+markers+text", title)
 
 
 def per_query_figure(report: Report, metric: str = RECALL) -> go.Figure:
