@@ -1,8 +1,9 @@
 """A scripted OpenAI-compatible chat-completions server on 127.0.0.1, for fault tests at the network edge.
 
 ``FakeLLM(respond)`` serves ``POST /v1/chat/completions``; ``respond`` maps each ``Request`` to a ``Reply``
-(a valid completion, an HTTP error, a malformed body, a slow answer). ``PerPrompt`` gives each distinct prompt
-its own script of replies, so a test can make chosen nodes fail for good and others recover after a retry.
+(a valid completion, an HTTP error, a malformed body, a slow answer). ``FakeLLM.play`` scripts the replies in
+arrival order; ``PerPrompt`` gives each distinct prompt its own script of replies, so a test can make chosen
+nodes fail for good and others recover after a retry.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -56,6 +57,7 @@ class Reply:
         body: a raw response body, sent as is (for errors and malformed replies).
         delay_s: seconds to wait before answering (longer than the client timeout = a timeout).
         content_type: the response's content type.
+        headers: more response headers (e.g. ``Retry-After``).
     """
 
     status: int = 200
@@ -63,16 +65,20 @@ class Reply:
     body: bytes = b""
     delay_s: float = 0.0
     content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
 
 
-def completion(content: str) -> Reply:
-    """A 200 chat completion whose message is ``content``."""
-    return Reply(content=content)
+def completion(content: str | dict[str, Any] | None, **kwargs: Any) -> Reply:
+    """A 200 chat completion whose message is ``content`` (a dict is sent as JSON; None as a null message)."""
+    if content is None:
+        return Reply(body=_completion_body("fake", None), **kwargs)
+    return Reply(content=json.dumps(content) if isinstance(content, dict) else content, **kwargs)
 
 
-def error(status: int, message: str) -> Reply:
+def error(status: int, message: str = "boom", **kwargs: Any) -> Reply:
     """An OpenAI-style JSON error with HTTP ``status``."""
-    return Reply(status=status, body=json.dumps({"error": {"message": message, "type": "fake"}}).encode())
+    body = json.dumps({"error": {"message": message, "type": "fake"}}).encode()
+    return Reply(status=status, body=body, **kwargs)
 
 
 def valid_reply(request: Request) -> Reply:
@@ -85,6 +91,24 @@ def valid_reply(request: Request) -> Reply:
 
 
 Respond = Callable[[Request], Reply]
+Step = Reply | Respond
+
+
+def _reply(step: Step, request: Request) -> Reply:
+    return step(request) if callable(step) else step
+
+
+class Script:
+    """Replies in arrival order, one step per request; the last step repeats."""
+
+    def __init__(self, steps: Sequence[Step]) -> None:
+        self.steps = list(steps)
+        self._lock = threading.Lock()
+
+    def __call__(self, request: Request) -> Reply:
+        with self._lock:
+            step = self.steps.pop(0) if len(self.steps) > 1 else self.steps[0]
+        return _reply(step, request)
 
 
 class PerPrompt:
@@ -96,7 +120,7 @@ class PerPrompt:
         attempts: prompt → number of requests seen.
     """
 
-    def __init__(self, scripts: Sequence[Sequence[Reply | Respond]]) -> None:
+    def __init__(self, scripts: Sequence[Sequence[Step]]) -> None:
         self.scripts = [list(s) for s in scripts]
         self.fates: dict[str, int | None] = {}
         self.attempts: dict[str, int] = {}
@@ -114,34 +138,47 @@ class PerPrompt:
         if fate is None:
             return valid_reply(request)
         script = self.scripts[fate]
-        step = script[min(attempt, len(script) - 1)]
-        return step(request) if callable(step) else step
+        return _reply(script[min(attempt, len(script) - 1)], request)
 
 
 class FakeLLM:
     """The server; use it as a context manager. ``url`` is the OpenAI base URL (``http://127.0.0.1:PORT/v1``).
 
     Attributes:
+        respond: how requests are answered (``valid_reply`` by default).
         requests: every request received, in arrival order.
     """
 
-    def __init__(self, respond: Respond) -> None:
+    def __init__(self, respond: Respond = valid_reply) -> None:
         self.respond = respond
         self.requests: list[Request] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
+    @property
+    def attempts(self) -> int:
+        """Requests received so far."""
+        return len(self.requests)
+
+    def play(self, *steps: Step) -> None:
+        """Answer the next requests with ``steps`` in order; the last one repeats."""
+        self.respond = Script(steps)
+
     def __enter__(self) -> FakeLLM:
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop answering: the port refuses connections from now on."""
         self._server.shutdown()
         self._server.server_close()
 
@@ -160,11 +197,14 @@ class FakeLLM:
                 fake.requests.append(request)
                 reply = fake.respond(request)
                 time.sleep(reply.delay_s)
-                body = reply.body if reply.content is None else _completion_body(request, reply.content)
+                model = request.body.get("model", "fake")
+                body = reply.body if reply.content is None else _completion_body(model, reply.content)
                 try:
                     self.send_response(reply.status)
                     self.send_header("content-type", reply.content_type)
                     self.send_header("content-length", str(len(body)))
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(body)
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
@@ -176,13 +216,13 @@ class FakeLLM:
         return Handler
 
 
-def _completion_body(request: Request, content: str) -> bytes:
+def _completion_body(model: str, content: str | None) -> bytes:
     return json.dumps(
         {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": request.body.get("model", "fake"),
+            "model": model,
             "choices": [
                 {
                     "index": 0,

@@ -6,18 +6,15 @@ SmolLM2-135M proves the path end to end against a real model.
 
 from __future__ import annotations
 
-import json
 import logging
-import threading
 import time
 import traceback
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from fake_llm import FakeLLM, Reply, Respond, completion, error
 from llm_server import local_llm  # noqa: F401 - session fixture used by the real-LLM tests
 
 from drag_core.describe.extractive import ExtractiveSummarizer
@@ -54,113 +51,19 @@ mainly for fleet electrification and warehouse automation. The company repurchas
 $96 million and paid quarterly dividends of $0.42 per share."""
 
 
-# --- a scripted fake OpenAI-compatible server ------------------------------------------------------------
+# --- the scripted fake OpenAI-compatible server (tests/fake_llm.py) -------------------------------------
 
 
-@dataclass
-class Action:
-    """What the fake server does with one request: reply with ``status``/``body``, maybe after ``delay_s``."""
-
-    status: int = 200
-    body: Any = None
-    delay_s: float = 0.0
-    headers: dict[str, str] = field(default_factory=dict)
-    echo_auth: bool = False  # put the request's Authorization header into the body
-
-
-def reply(content: str | dict[str, Any] | None, **kwargs: Any) -> Action:
-    """A chat completion whose message content is ``content`` (dicts are JSON-encoded)."""
-    text = json.dumps(content) if isinstance(content, dict) else content
-    body = {
-        "id": "chatcmpl-test",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "fake-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-    }
-    return Action(body=body, **kwargs)
-
-
-def error(status: int, message: str = "boom", **kwargs: Any) -> Action:
-    return Action(status=status, body={"error": {"message": message, "type": "server_error"}}, **kwargs)
-
-
-class FakeLLM:
-    """Plays ``script`` one action per request; the last action repeats. Records every request."""
-
-    def __init__(self) -> None:
-        self.script: list[Action] = [reply(GOOD)]
-        self.requests: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
-        self._thread.start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    @property
-    def attempts(self) -> int:
-        return len(self.requests)
-
-    def play(self, *actions: Action) -> None:
-        self.script = list(actions)
-
-    def next_action(self, body: dict[str, Any], headers: dict[str, str]) -> Action:
-        with self._lock:
-            self.requests.append(body)
-            self.headers.append(headers)
-            return self.script.pop(0) if len(self.script) > 1 else self.script[0]
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                if self.path != "/v1/chat/completions":
-                    self._send(404, {"error": {"message": "not found"}}, {})
-                    return
-                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                action = fake.next_action(json.loads(raw), {k.lower(): v for k, v in self.headers.items()})
-                time.sleep(action.delay_s)
-                body = action.body
-                if action.echo_auth:
-                    body = {"error": {"message": f"rejected: {self.headers.get('Authorization')}"}}
-                self._send(action.status, body, action.headers)
-
-            def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
-                raw = isinstance(body, bytes)
-                data = body if raw else json.dumps(body).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "text/html" if raw else "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for name, value in headers.items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout test)
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence request logs
-                pass
-
-        return Handler
+def echo_auth(status: int) -> Respond:
+    """A server that puts the request's Authorization header into its error body."""
+    return lambda request: error(status, f"rejected: {request.headers.get('authorization')}")
 
 
 @pytest.fixture
 def fake() -> Iterator[FakeLLM]:
-    server = FakeLLM()
-    yield server
-    server.close()
+    with FakeLLM() as server:
+        server.play(completion(GOOD))
+        yield server
 
 
 class Sleeps(list):
@@ -171,7 +74,7 @@ class Sleeps(list):
 
 
 def config(fake: FakeLLM, **kwargs: Any) -> LLMConfig:
-    values: dict[str, Any] = {"base_url": fake.base_url, "model": "fake-model", "api_key": SENTINEL}
+    values: dict[str, Any] = {"base_url": fake.url, "model": "fake-model", "api_key": SENTINEL}
     return LLMConfig(**{**values, **kwargs})
 
 
@@ -249,14 +152,16 @@ def test_normalize_description_dedupes_and_caps_keywords() -> None:
 
 
 def test_valid_reply_sends_json_schema_and_returns_description(fake: FakeLLM) -> None:
-    fake.play(reply({"summary": " Revenue grew.  Costs rose. ", "keywords": ["Revenue", "revenue", "costs"]}))
+    fake.play(
+        completion({"summary": " Revenue grew.  Costs rose. ", "keywords": ["Revenue", "revenue", "costs"]})
+    )
     llm, sleeps = summarizer(fake, model="m1", concurrency=3)
     description = llm.describe_page("x " * 5000, context="whole document")
     assert description == Description("Revenue grew. Costs rose.", ["Revenue", "costs"], llm.identity)
-    assert llm.identity == f"openai:m1@{fake.base_url.split('/')[2]}"
+    assert llm.identity == f"openai:m1@{fake.url.split('/')[2]}"
     assert llm.max_workers == 3
     assert fake.attempts == 1 and not sleeps
-    body = fake.requests[0]
+    body = fake.requests[0].body
     assert body["model"] == "m1"
     assert body["response_format"] == {
         "type": "json_schema",
@@ -264,23 +169,23 @@ def test_valid_reply_sends_json_schema_and_returns_description(fake: FakeLLM) ->
     }
     user = body["messages"][-1]["content"]
     assert "x x x" in user and len(user) <= PAGE_CHARS + 50  # the page is truncated
-    assert fake.headers[0]["authorization"] == f"Bearer {SENTINEL}"
+    assert fake.requests[0].headers["authorization"] == f"Bearer {SENTINEL}"
 
 
 @pytest.mark.parametrize(
     ("bad", "reason"),
     [
-        (reply("{not json"), "invalid JSON"),
-        (reply({"summary": "ok", "keywords": "a string"}), "violates schema"),
-        (reply({"summary": "", "keywords": ["a"]}), "violates schema"),
-        (reply({"keywords": ["a"]}), "violates schema"),
-        (reply(""), "empty reply"),
-        (reply(None), "empty reply"),
+        (completion("{not json"), "invalid JSON"),
+        (completion({"summary": "ok", "keywords": "a string"}), "violates schema"),
+        (completion({"summary": "", "keywords": ["a"]}), "violates schema"),
+        (completion({"keywords": ["a"]}), "violates schema"),
+        (completion(""), "empty reply"),
+        (completion(None), "empty reply"),
     ],
     ids=["invalid-json", "keywords-string", "empty-summary", "missing-summary", "empty", "null"],
 )
-def test_bad_reply_is_retried_then_accepted(fake: FakeLLM, bad: Action, reason: str) -> None:
-    fake.play(bad, reply(GOOD))
+def test_bad_reply_is_retried_then_accepted(fake: FakeLLM, bad: Reply, reason: str) -> None:
+    fake.play(bad, completion(GOOD))
     llm, sleeps = summarizer(fake)
     description = llm.describe_page(PAGE, PAGE)
     assert description.fallback_reason is None and description.summary == GOOD["summary"]
@@ -290,14 +195,14 @@ def test_bad_reply_is_retried_then_accepted(fake: FakeLLM, bad: Action, reason: 
 @pytest.mark.parametrize(
     ("bad", "reason"),
     [
-        (reply("{not json"), "invalid JSON"),
-        (reply({"summary": "ok", "keywords": "a string"}), "$.keywords should be array"),
-        (reply(""), "empty reply"),
+        (completion("{not json"), "invalid JSON"),
+        (completion({"summary": "ok", "keywords": "a string"}), "$.keywords should be array"),
+        (completion(""), "empty reply"),
         (error(500), "HTTP 500: boom"),
     ],
     ids=["invalid-json", "keywords-string", "empty", "http-500"],
 )
-def test_permanent_failure_falls_back_with_reason(fake: FakeLLM, bad: Action, reason: str) -> None:
+def test_permanent_failure_falls_back_with_reason(fake: FakeLLM, bad: Reply, reason: str) -> None:
     fake.play(bad)
     llm, sleeps = summarizer(fake, max_retries=3)
     description = llm.describe_page(PAGE, PAGE)
@@ -311,7 +216,7 @@ def test_permanent_failure_falls_back_with_reason(fake: FakeLLM, bad: Action, re
 
 
 def test_http_429_is_retried_and_honours_retry_after(fake: FakeLLM) -> None:
-    fake.play(error(429, "slow down", headers={"Retry-After": "2"}), reply(GOOD))
+    fake.play(error(429, "slow down", headers={"Retry-After": "2"}), completion(GOOD))
     llm, sleeps = summarizer(fake)
     description = llm.describe_page(PAGE, PAGE)
     assert description.fallback_reason is None and description.keywords == GOOD["keywords"]
@@ -320,7 +225,7 @@ def test_http_429_is_retried_and_honours_retry_after(fake: FakeLLM) -> None:
 
 
 def test_malformed_response_body_is_retried(fake: FakeLLM) -> None:
-    fake.play(Action(body=b"<html>502 Bad Gateway</html>"), reply(GOOD))
+    fake.play(Reply(body=b"<html>502 Bad Gateway</html>", content_type="text/html"), completion(GOOD))
     llm, sleeps = summarizer(fake)
     assert llm.describe_page(PAGE, PAGE).fallback_reason is None
     assert fake.attempts == 2 and len(sleeps) == 1
@@ -342,7 +247,7 @@ def test_client_errors_are_not_retried(fake: FakeLLM) -> None:
 
 
 def test_slow_reply_times_out_and_falls_back(fake: FakeLLM) -> None:
-    fake.play(reply(GOOD, delay_s=2.0))
+    fake.play(completion(GOOD, delay_s=2.0))
     llm, _ = summarizer(fake, timeout_s=0.5, max_retries=1)
     started = time.monotonic()
     description = llm.describe_page(PAGE, PAGE)
@@ -353,7 +258,7 @@ def test_slow_reply_times_out_and_falls_back(fake: FakeLLM) -> None:
 
 
 def test_unreachable_server_falls_back(fake: FakeLLM) -> None:
-    cfg = LLMConfig(base_url=fake.base_url, model="m", max_retries=1)
+    cfg = LLMConfig(base_url=fake.url, model="m", max_retries=1)
     fake.close()
     description = OpenAISummarizer(cfg, sleep=Sleeps()).describe_page(PAGE, PAGE)
     assert "connection error" in (description.fallback_reason or "")
@@ -361,17 +266,17 @@ def test_unreachable_server_falls_back(fake: FakeLLM) -> None:
 
 def test_switches_to_max_completion_tokens_when_asked(fake: FakeLLM) -> None:
     message = "Unsupported parameter: 'max_tokens'. Use 'max_completion_tokens' instead."
-    fake.play(error(400, message), reply(GOOD))
+    fake.play(error(400, message), completion(GOOD))
     llm, sleeps = summarizer(fake, model="reasoning-model")
     assert llm.describe_page(PAGE, PAGE).fallback_reason is None
-    assert "max_tokens" in fake.requests[0] and "max_completion_tokens" in fake.requests[1]
-    assert "max_tokens" not in fake.requests[1] and not sleeps
+    assert "max_tokens" in fake.requests[0].body and "max_completion_tokens" in fake.requests[1].body
+    assert "max_tokens" not in fake.requests[1].body and not sleeps
     llm.describe_page(PAGE, PAGE)
-    assert "max_completion_tokens" in fake.requests[2]  # remembered for this endpoint
+    assert "max_completion_tokens" in fake.requests[2].body  # remembered for this endpoint
 
 
 def test_describe_group_merges_keywords_in_code(fake: FakeLLM) -> None:
-    fake.play(reply({"summary": "Both parts discuss revenue."}))
+    fake.play(completion({"summary": "Both parts discuss revenue."}))
     llm, _ = summarizer(fake)
     children = [
         Description("Part one on revenue.", ["revenue", "Costs", "tax"], "x"),
@@ -381,7 +286,7 @@ def test_describe_group_merges_keywords_in_code(fake: FakeLLM) -> None:
     assert parent == Description(
         "Both parts discuss revenue.", ["revenue", "Costs", "tax", "debt"], llm.identity
     )
-    body = fake.requests[0]
+    body = fake.requests[0].body
     assert body["response_format"]["json_schema"]["schema"] == SUMMARY_SCHEMA
     prompt = body["messages"][-1]["content"]
     assert "Part one on revenue." in prompt and "Part two on costs." in prompt and "debt" in prompt
@@ -400,7 +305,7 @@ def test_describe_group_falls_back(fake: FakeLLM) -> None:
 
 
 def test_summarizer_is_thread_safe(fake: FakeLLM) -> None:
-    fake.play(error(500), reply(GOOD))  # one thread sees a failure first and must retry
+    fake.play(error(500), completion(GOOD))  # one thread sees a failure first and must retry
     llm, _ = summarizer(fake, concurrency=4)
     with ThreadPoolExecutor(max_workers=llm.max_workers) as pool:
         results = list(pool.map(lambda i: llm.describe_page(f"{PAGE} {i}", PAGE), range(12)))
@@ -409,12 +314,12 @@ def test_summarizer_is_thread_safe(fake: FakeLLM) -> None:
 
 
 def test_answer_question_sends_context_and_question(fake: FakeLLM) -> None:
-    fake.play(reply("Revenue was $4.82 billion [10k.pdf p.3–4]."))
+    fake.play(completion("Revenue was $4.82 billion [10k.pdf p.3–4]."))
     cfg = config(fake)
     contexts = [("10k.pdf", 3, 4, "Net revenue was $4.82 billion."), ("10k.pdf", 9, 9, "Dividends $0.42.")]
     answer = answer_question(make_client(cfg), cfg, "What was net revenue?", contexts, sleep=Sleeps())
     assert answer == "Revenue was $4.82 billion [10k.pdf p.3–4]."
-    body = fake.requests[0]
+    body = fake.requests[0].body
     assert "response_format" not in body
     prompt = "\n".join(m["content"] for m in body["messages"])
     assert "What was net revenue?" in prompt and "Net revenue was $4.82 billion." in prompt
@@ -422,7 +327,7 @@ def test_answer_question_sends_context_and_question(fake: FakeLLM) -> None:
 
 
 def test_answer_question_raises_llm_error_after_retries(fake: FakeLLM) -> None:
-    fake.play(reply(""))
+    fake.play(completion(""))
     cfg = config(fake, max_retries=1)
     with pytest.raises(LLMError, match="empty reply"):
         answer_question(make_client(cfg), cfg, "Q?", [("a.pdf", 1, 1, "text")], sleep=Sleeps())
@@ -443,19 +348,19 @@ def test_api_key_never_leaks(fake: FakeLLM, caplog: pytest.LogCaptureFixture) ->
     llm = OpenAISummarizer(cfg, sleep=Sleeps())
     _assert_no_sentinel(repr(cfg), str(cfg), llm.identity)
 
-    fake.play(Action(status=500, echo_auth=True))  # the server echoes "Bearer sk-..." into its error body
+    fake.play(echo_auth(500))  # the server echoes "Bearer sk-..." into its error body
     description = llm.describe_page(PAGE, PAGE)
     assert description.fallback_reason and "HTTP 500" in description.fallback_reason
     _assert_no_sentinel(description.fallback_reason)
 
-    fake.play(Action(status=401, echo_auth=True))
+    fake.play(echo_auth(401))
     with pytest.raises(LLMError) as raised:
         complete_json(make_client(cfg), cfg, [{"role": "user", "content": "hi"}], SUMMARY_SCHEMA, "s")
     exc = raised.value
     assert exc.__cause__ is None and exc.__context__ is None
     _assert_no_sentinel(str(exc), repr(exc), "".join(traceback.format_exception(exc)))
 
-    fake.play(reply({"summary": f"The key is {SENTINEL}.", "keywords": [SENTINEL, "key"]}))
+    fake.play(completion({"summary": f"The key is {SENTINEL}.", "keywords": [SENTINEL, "key"]}))
     echoed = llm.describe_page(PAGE, PAGE)
     _assert_no_sentinel(echoed.summary, *echoed.keywords)
 
