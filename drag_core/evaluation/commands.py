@@ -75,10 +75,10 @@ def _avg_len(text: str) -> float | str:
 
 def _bm25(args: argparse.Namespace, dataset: Dataset) -> Bm25Params:
     """The BM25 constants of the options, over those of the environment; ``corpus`` is measured here."""
-    configured = Settings.from_env().bm25
+    settings = Settings.from_env()
+    configured = settings.bm25
     avg_len = configured.avg_len if args.bm25_avg_len is None else args.bm25_avg_len
-    if avg_len == CORPUS:
-        settings = Settings.from_env()
+    if avg_len == CORPUS:  # the tokens do not depend on the constants: any BM25 embedder counts them
         avg_len = corpus_avg_len(dataset, Embedder(settings.model_dir))
         print(f"  BM25 avg_len of {dataset.name}: {avg_len:.1f} tokens", file=sys.stderr)
     return Bm25Params(
