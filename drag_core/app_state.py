@@ -52,12 +52,12 @@ def sample_on_start(env: Mapping[str, str]) -> bool:
 
 
 def unchanged_report(documents: Sequence[DocumentInfo], name: str, data: bytes) -> IngestReport | None:
-    """The report of an upload whose exact bytes are already indexed under the same name (nothing to do),
-    else None. Costs one hash: the file is not parsed."""
+    """The report of an upload whose exact bytes are already indexed under the same name, built as the engine
+    builds now (nothing to do), else None. Costs one hash: the file is not parsed."""
     file_name = clean_file_name(name)
     doc_id = document_id(data)
     for info in documents:
-        if info.file_name == file_name and info.doc_id == doc_id:
+        if info.file_name == file_name and info.doc_id == doc_id and info.current:
             return IngestReport(
                 file_name,
                 "unchanged",
@@ -67,6 +67,18 @@ def unchanged_report(documents: Sequence[DocumentInfo], name: str, data: bytes) 
                 doc_id=doc_id,
             )
     return None
+
+
+def stale_warning(documents: Sequence[DocumentInfo]) -> str | None:
+    """What to tell people when some documents were built with other vector settings than the current ones."""
+    stale = [d.file_name for d in documents if not d.current]
+    if not stale:
+        return None
+    return (
+        f"{len(stale)} of {len(documents)} documents were indexed with other vector settings (vector policy or "
+        f"BM25 constants) than the current ones, so their scores do not compare fairly with the others'. "
+        f"Upload them again to rebuild them: {', '.join(stale)}"
+    )
 
 
 def progress_fraction(event: ProgressEvent) -> float:

@@ -85,7 +85,10 @@ def _docs(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([d.__dict__ for d in docs], indent=2))
     for d in [] if args.json else docs:
-        print(f"{d.file_name}\t{d.pages} pages\t{d.nodes} nodes\t{d.levels} levels\t{d.empty_pages} empty")
+        stale = "" if d.current else "\tbuilt with other vector settings: ingest again"
+        print(
+            f"{d.file_name}\t{d.pages} pages\t{d.nodes} nodes\t{d.levels} levels\t{d.empty_pages} empty{stale}"
+        )
     return 0
 
 

@@ -43,6 +43,8 @@ class DocumentInfo:
         levels: tree height (leaves are level 0).
         fallbacks: nodes whose LLM description fell back to the offline summariser.
         root_id: the root's point id.
+        current: its vectors were built as this engine builds them (False: another vector policy or other BM25
+            constants; ingesting the file again rebuilds it).
     """
 
     file_name: str
@@ -53,6 +55,7 @@ class DocumentInfo:
     levels: int
     fallbacks: int
     root_id: int
+    current: bool = True
 
 
 def default_summarizer(env: Mapping[str, str] | None = None) -> Summarizer:
@@ -170,6 +173,7 @@ class Engine:
                 levels=r.level + 1,
                 fallbacks=int(r.extra.get("fallbacks", 0)),
                 root_id=r.id,
+                current=self._ingestor.built_alike(r),
             )
             for r in self._roots()
         ]

@@ -131,7 +131,7 @@ class Ingestor:
         )
         with self.lock:
             previous, same = self._versions(document)
-        if same is not None and self._built_alike(same):
+        if same is not None and self.built_alike(same):
             report.status, report.nodes = "unchanged", int(same.extra.get("nodes", 0))
             return report
 
@@ -181,7 +181,7 @@ class Ingestor:
 
         return describe_level
 
-    def _built_alike(self, root: Node) -> bool:
+    def built_alike(self, root: Node) -> bool:
         """Whether an indexed version's vectors were built the way this ingestor builds them (roots written
         before the sparse identity was recorded used the default sparse model)."""
         sparse = root.extra.get("sparse_model", DEFAULT_SPARSE_MODEL)

@@ -3,7 +3,7 @@ remove one, and index the bundled sample in one click."""
 
 import streamlit as st
 
-from drag_core.app_state import SAMPLE_PDF, SAMPLE_TITLE, UPLOAD_TYPES, escape_markdown
+from drag_core.app_state import SAMPLE_PDF, SAMPLE_TITLE, UPLOAD_TYPES, escape_markdown, stale_warning
 from pages import ui
 
 st.title("Documents")
@@ -42,6 +42,9 @@ if removed:
     st.success(escape_markdown(removed))
 
 st.subheader(f"Indexed documents ({len(documents)})")
+warning = stale_warning(documents)
+if warning:
+    st.warning(escape_markdown(warning))
 if documents:
     st.dataframe(
         [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from drag_core.app_state import (
     progress_fraction,
     public_url,
     sample_on_start,
+    stale_warning,
     unchanged_report,
 )
 from drag_core.config import Bm25Params, Settings
@@ -49,6 +51,14 @@ def test_an_unchanged_upload_is_recognised_without_parsing(small_engine: Engine)
     assert report.line().startswith(f"{info.file_name}: unchanged, already indexed")
     assert unchanged_report(documents, info.file_name, data + b"\n") is None
     assert unchanged_report(documents, "renamed.pdf", data) is None
+    stale = [replace(d, current=False) if d is info else d for d in documents]
+    assert unchanged_report(stale, info.file_name, data) is None, "a stale version is rebuilt, not skipped"
+    assert stale_warning(documents) is None
+    assert stale_warning(stale) == (
+        f"1 of {len(documents)} documents were indexed with other vector settings (vector policy or BM25 "
+        "constants) than the current ones, so their scores do not compare fairly with the others'. Upload them "
+        f"again to rebuild them: {info.file_name}"
+    )
 
 
 def test_progress_moves_forward_through_the_stages() -> None:

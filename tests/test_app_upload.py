@@ -88,3 +88,20 @@ def test_an_empty_index_gets_the_sample_on_first_start(open_app, tmp_path: Path)
     no_exceptions(at)
     assert at.text_input(key="query").value  # a sample question is ready
     assert len(at.metric) >= 4
+
+
+def test_documents_built_with_other_bm25_constants_are_flagged_until_uploaded_again(
+    open_app, small_index_copy: Path
+) -> None:
+    at = open_app(small_index_copy, DRAG_BM25_K1="0.9")
+    no_exceptions(at)
+    (warning,) = [w.value.replace("\\", "") for w in at.warning]
+    assert warning.startswith("2 of 2 documents were indexed with other vector settings")
+    ulta = FINANCE / "ULTABEAUTY_2023Q4_EARNINGS.pdf"
+    at.file_uploader(key="uploads").set_value((ulta.name, ulta.read_bytes(), "application/pdf")).run()
+    no_exceptions(at)
+    assert any(line.startswith(f"{ulta.name}: replaced") for line in _texts(at)), _texts(at)
+    (warning,) = [w.value.replace("\\", "") for w in at.warning]
+    assert warning.startswith("1 of 2 documents") and warning.endswith(
+        "FOOTLOCKER_2022_8K_dated-2022-05-20.pdf"
+    )

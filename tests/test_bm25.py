@@ -90,7 +90,9 @@ def test_other_constants_rebuild_the_vectors_on_the_next_ingest(embedder: Embedd
     tuned = Embedder(MODEL_DIR, bm25=Bm25Params(k1=0.9, b=0.4, avg_len=100))
     assert tuned.sparse_identity == "Qdrant/bm25(k1=0.9,b=0.4,avg_len=100)" != embedder.sparse_identity
     engine = _engine(tuned, store)
+    assert [d.current for d in engine.documents()] == [False]
     assert engine.ingest_document(document).status == "replaced"
+    assert [d.current for d in engine.documents()] == [True]
     assert engine.ingest_document(document).status == "unchanged"
     assert engine.store.count() == first.nodes
     assert score(engine) != pytest.approx(default_score)
