@@ -30,6 +30,11 @@ def node_id_base(file_name: str, doc_id: str) -> int:
     return (int.from_bytes(digest[:8], "big") & ((1 << 33) - 1)) << INDEX_BITS
 
 
+def group_count(nodes: int) -> int:
+    """How many groups ``plan_groups`` makes of ``nodes`` consecutive nodes: the fewest that can hold them."""
+    return math.ceil(nodes / GROUP_MAX)
+
+
 def plan_groups(similarities: Sequence[float]) -> list[int]:
     """Group sizes for ``len(similarities) + 1`` consecutive nodes.
 
@@ -40,7 +45,7 @@ def plan_groups(similarities: Sequence[float]) -> list[int]:
     n = len(similarities) + 1
     if n <= GROUP_MAX:
         return [n]
-    groups = math.ceil(n / GROUP_MAX)
+    groups = group_count(n)
     # best[g][i]: lowest cost of splitting the first i nodes into g groups
     best = [[math.inf] * (n + 1) for _ in range(groups + 1)]
     choice = [[0] * (n + 1) for _ in range(groups + 1)]
@@ -66,7 +71,7 @@ def parent_count(pages: int) -> int:
     """How many parents ``build_tree`` makes over ``pages`` leaves (the group count per level is fixed)."""
     total = 0
     while pages > 1:
-        pages = 1 if pages <= GROUP_MAX else math.ceil(pages / GROUP_MAX)
+        pages = group_count(pages)
         total += pages
     return total
 

@@ -98,11 +98,12 @@ def open_index(
     The default folders of one data set share one page and description cache (``data/eval/<data set>/``),
     so an index for another vector policy neither parses nor describes a page again. Returns the engine and
     the index identity with ``reused`` (nothing ingested) and ``failed`` (files that could not be ingested).
-    ``bm25`` sets the BM25 constants when no ``embedder`` is given.
+    ``bm25`` sets the BM25 constants when no ``embedder`` is given (an embedder brings its own).
     """
     policy = policy or VectorPolicy()
+    bm25 = embedder.bm25 if embedder else bm25
     cache = shared_cache(dataset) if folder is None else None
-    folder = str(folder or default_folder(dataset, policy, embedder.bm25 if embedder else bm25))
+    folder = str(folder or default_folder(dataset, policy, bm25))
     memory = folder == ":memory:"
     store = folder if memory else str(Path(folder) / "qdrant")
     if not memory:
