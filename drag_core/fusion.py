@@ -2,12 +2,11 @@
 
 The user-facing constant is the classic one: ``score(d) = Σ_r 1 / (k + rank_r(d))`` with 1-based ranks and
 k = 60 by default. Qdrant's ``Rrf(k=q)`` computes ``1 / (q + rank0)`` with 0-based ranks, so the classic k
-maps to ``q = k + 1``. This module is the only place that knows it.
+maps to ``q = k + 1``. This module is the only place that knows it: ``store.base.ranking_requests`` (the
+one place that builds a fused request) asks it.
 """
 
 from __future__ import annotations
-
-from qdrant_client import models
 
 DEFAULT_RRF_K = 60
 
@@ -17,11 +16,6 @@ def qdrant_rrf_k(classic_k: int) -> int:
     if classic_k < 0:
         raise ValueError("RRF k must be ≥ 0")
     return classic_k + 1
-
-
-def rrf_query(classic_k: int = DEFAULT_RRF_K) -> models.RrfQuery:
-    """The fusion query Qdrant runs over the dense and sparse prefetches."""
-    return models.RrfQuery(rrf=models.Rrf(k=qdrant_rrf_k(classic_k)))
 
 
 def classic_rrf_score(ranks: list[int | None], classic_k: int = DEFAULT_RRF_K) -> float:

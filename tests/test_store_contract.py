@@ -12,17 +12,17 @@ from drag_core.config import Settings
 from drag_core.describe.cache import DescriptionCache
 from drag_core.describe.describer import Describer
 from drag_core.describe.extractive import ExtractiveSummarizer
-from drag_core.edge_store import EdgeStore
 from drag_core.fusion import classic_rrf_score
 from drag_core.loading import load_path
 from drag_core.store import (
     DENSE,
     ENGINES,
     Candidate,
+    ClientStore,
+    EdgeStore,
     NodeStore,
     QueryVectors,
     Scope,
-    Store,
     StoreError,
     open_store,
 )
@@ -88,7 +88,7 @@ def filled(open_, documents) -> NodeStore:
 
 
 def test_open_store_picks_the_engine(engine, open_) -> None:
-    assert isinstance(open_(dim=None), EdgeStore if engine == "edge" else Store)
+    assert isinstance(open_(dim=None), EdgeStore if engine == "edge" else ClientStore)
 
 
 def test_default_engine_is_edge_and_unknown_engines_are_refused(tmp_path) -> None:
@@ -106,7 +106,7 @@ def test_an_existing_local_mode_folder_is_opened_with_qdrant_client(tmp_path, do
     local.write_document(*documents[1])
     local.close()
     reopened = open_store(Settings(store=folder))
-    assert isinstance(reopened, Store)
+    assert isinstance(reopened, ClientStore)
     assert [r.file_name for r in reopened.roots()] == [FILES[1]]
     reopened.close()
 

@@ -1,37 +1,32 @@
-"""The Qdrant store: one collection, one flat point per tree node, named vectors ``dense`` and ``sparse``.
+"""The store's contract: the shared records (``Where``, ``Scope``, ``Candidate``, ``QueryVectors``, ``Hit``,
+``NodePoint``, ``Request``) and ``NodeStore``, the engine-neutral half of every engine.
 
-Two engines behind one interface (``NodeStore``): Qdrant Edge, Qdrant's engine in-process (``EdgeStore`` in
-``edge_store``, the default embedded engine), and qdrant-client (``Store``: a Qdrant server or cluster when a
-URL is given, or its pure-Python local mode). ``open_store`` picks one. Everything that is not an engine call —
-which points a document writes and in what order, recovery, the three requests of a ranking, reading the
-results — is shared here, so the engines stay in step. A document is committed by writing its root last: a
-document whose root is missing (a crash mid-ingest) is removed by ``recover``.
+Everything that is not an engine call lives here, so the engines stay in step: which points a document
+writes and in what order, recovery, the three requests of a ranking (built once, by ``ranking_requests``),
+and reading the results. An engine (``client.ClientStore``, ``edge.EdgeStore``) only translates ``Where``
+and ``Request`` into its own calls. A document is committed by writing its root last: a document whose root
+is missing (a crash mid-ingest) is removed by ``recover``. The contract is written down in docs/store.md.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from qdrant_client import QdrantClient, models
 
-from drag_core.config import Settings
 from drag_core.embeddings import SparseVector
+from drag_core.errors import DragError
 from drag_core.fusion import qdrant_rrf_k
 from drag_core.types import Node
 
 log = logging.getLogger(__name__)
 
 DENSE, SPARSE = "dense", "sparse"
-ENGINES = ("edge", "local")
-DEFAULT_ENGINE = "edge"
 UPSERT_BATCH = 128
 SCROLL_PAGE = 512
 CANDIDATE_FIELDS = ["id", "parent_id", "child_ids", "level", "doc_id", "file_name", "page_start", "page_end"]
@@ -45,7 +40,7 @@ INDEXED_FIELDS = (
 Fields = list[str] | bool
 
 
-class StoreError(Exception):
+class StoreError(DragError):
     """The store cannot be used; ``str(error)`` says why in one line."""
 
 
@@ -165,6 +160,45 @@ class NodePoint:
     dense: list[float]
     sparse: SparseVector | None
     payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Request:
+    """One query of a ranking batch, engine-neutral; built only by ``ranking_requests``.
+
+    Attributes:
+        where: the points that compete.
+        limit: how many results to return.
+        using: the named vectors read.
+        rrf_k: Qdrant's RRF constant (``fusion.qdrant_rrf_k``): RRF over one ``depth``-deep prefetch per
+            vector in ``using``, returning the candidate fields. None: nearest points by the one vector in
+            ``using``, without payload.
+        depth: how deep each prefetch of a fused request reads.
+        idf: the points the sparse vector's IDF is counted over (None: the whole collection).
+    """
+
+    where: Where
+    limit: int
+    using: tuple[str, ...]
+    rrf_k: int | None = None
+    depth: int = 0
+    idf: Where | None = None
+
+
+def ranking_requests(scope: Scope, rrf_k: int) -> tuple[Request, Request, Request]:
+    """The three requests of one ranking: the fused one (RRF with the classic ``rrf_k``), and the dense and
+    sparse lists, so the trace can show each candidate's dense rank, sparse rank, cosine and BM25 score.
+
+    The fused request returns ``depth`` results, not ``limit``, so that ties at the limit are broken by
+    ``candidates``.
+    """
+    where, depth = scope.where(), max(scope.limit, scope.depth or 0)
+    idf = where if scope.scoped_idf else None
+    return (
+        Request(where, depth, scope.using, qdrant_rrf_k(rrf_k), depth, idf),
+        Request(where, depth, (DENSE,)),
+        Request(where, depth, (SPARSE,), idf=idf),
+    )
 
 
 class NodeStore(ABC):
@@ -293,28 +327,18 @@ class NodeStore(ABC):
     ) -> tuple[list[list[Candidate]], float]:
         """Rank each scope by RRF of dense and sparse, in ONE engine call for all scopes.
 
-        For every scope three requests go in the batch: the fused ranking, and the dense and sparse lists
-        (so the trace can show each candidate's dense rank, sparse rank and cosine). Returns the rankings
-        and the milliseconds spent in the engine.
+        For every scope the three requests of ``ranking_requests`` go in the batch. Returns the rankings and
+        the milliseconds spent in the engine.
         """
         if not scopes:
             return [], 0.0
-        k = qdrant_rrf_k(rrf_k)
-        requests = []
-        for scope in scopes:
-            where, depth = scope.where(), max(scope.limit, scope.depth or 0)
-            idf = where if scope.scoped_idf else None
-            requests += [  # fused: depth, not limit, so that ties at the limit are broken by _candidates
-                self._fused_request(query, where, depth, k, scope.using, depth, idf),
-                self._vector_request(query, DENSE, where, depth),
-                self._vector_request(query, SPARSE, where, depth, idf),
-            ]
+        requests = [r for scope in scopes for r in ranking_requests(scope, rrf_k)]
         started = time.perf_counter()
         self.round_trips += 1
-        responses = self._query_batch(requests)
+        responses = self._query_batch(query, requests)
         elapsed = (time.perf_counter() - started) * 1000
         rankings = [
-            _candidates(*responses[3 * i : 3 * i + 3])[: scope.limit] for i, scope in enumerate(scopes)
+            candidates(*responses[3 * i : 3 * i + 3])[: scope.limit] for i, scope in enumerate(scopes)
         ]
         return rankings, elapsed
 
@@ -360,31 +384,11 @@ class NodeStore(ABC):
         """Exact number of points."""
 
     @abstractmethod
-    def _fused_request(
-        self,
-        query: QueryVectors,
-        where: Where,
-        limit: int,
-        qdrant_k: int,
-        using: tuple[str, ...],
-        depth: int,
-        idf: Where | None,
-    ) -> Any:
-        """RRF (Qdrant's ``k``) over one ``depth``-deep prefetch per named vector in ``using``, with the
-        candidate fields; the sparse prefetch counts IDF over ``idf`` (None: the whole collection)."""
-
-    @abstractmethod
-    def _vector_request(
-        self, query: QueryVectors, using: str, where: Where, limit: int, idf: Where | None = None
-    ) -> Any:
-        """Nearest points by one named vector, without payload (sparse: IDF over ``idf`` when given)."""
-
-    @abstractmethod
-    def _query_batch(self, requests: list[Any]) -> list[list[Hit]]:
+    def _query_batch(self, query: QueryVectors, requests: list[Request]) -> list[list[Hit]]:
         """Run all requests in one engine call."""
 
 
-def _candidates(fused: list[Hit], dense: list[Hit], sparse: list[Hit]) -> list[Candidate]:
+def candidates(fused: list[Hit], dense: list[Hit], sparse: list[Hit]) -> list[Candidate]:
     """Candidates best first; equal fused scores (common with RRF; float32 noise rounded off) are ordered by cosine, then id, so a search
     gives the same ranking every time on every engine."""
     dense_rank = {p.id: rank for rank, p in enumerate(dense, start=1)}
@@ -410,204 +414,3 @@ def _candidates(fused: list[Hit], dense: list[Hit], sparse: list[Hit]) -> list[C
         )
         for point in fused
     ]
-
-
-# -- qdrant-client -----------------------------------------------------------------------------------------
-def open_client(settings: Settings) -> QdrantClient:
-    """A qdrant-client for the settings: server when ``qdrant_url`` is set, else local mode."""
-    try:
-        if settings.qdrant_url:
-            client = QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key, timeout=10)
-            client.get_collections()
-            return client
-        if settings.store == ":memory:":
-            return QdrantClient(":memory:")
-        return QdrantClient(path=settings.store)
-    except Exception as error:  # qdrant-client raises many types for the same two situations
-        raise StoreError(describe_open_error(settings, error)) from None
-
-
-def describe_open_error(settings: Settings, error: Exception) -> str:
-    """One line for a store that cannot be opened (folder held by another process, server down, ...)."""
-    text = str(error)
-    if "already accessed" in text or "WouldBlock" in text:
-        return (
-            f"the index folder {settings.store} is in use by another process (the app or another command); "
-            "stop it, or point --store / DRAG_STORE at another folder"
-        )
-    if settings.qdrant_url:
-        first = text.splitlines()[0] if text else type(error).__name__
-        return f"the Qdrant server at {settings.qdrant_url} does not answer ({first[:160]})"
-    return (
-        f"cannot open the index folder {settings.store} ({text.splitlines()[0][:160] if text else error!r})"
-    )
-
-
-class Store(NodeStore):
-    """Nodes in one collection through qdrant-client: a Qdrant server or cluster, or local mode (pure Python,
-    every point scored before filters apply; on disk it commits every point separately).
-
-    Attributes:
-        client: the qdrant-client.
-        collection: the collection name.
-        round_trips: number of Qdrant calls made through this store.
-        engine_label: "Qdrant server" or "qdrant-client local mode (embedded)".
-    """
-
-    def __init__(self, client: QdrantClient, collection: str = "drag_nodes", server: bool = False) -> None:
-        super().__init__(collection)
-        self.client = client
-        self.engine_label = "Qdrant server" if server else "qdrant-client local mode (embedded)"
-
-    def close(self) -> None:
-        self.client.close()
-
-    def _dense_size(self) -> int | None:
-        if not self.client.collection_exists(self.collection):
-            return None
-        vectors = self.client.get_collection(self.collection).config.params.vectors
-        return vectors[DENSE].size if isinstance(vectors, dict) and DENSE in vectors else 0
-
-    def _create(self, dim: int) -> None:
-        self.client.create_collection(
-            self.collection,
-            vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
-            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
-        )
-
-    def _indexed_fields(self) -> set[str]:
-        return set(self.client.get_collection(self.collection).payload_schema or {})
-
-    def _create_index(self, name: str, schema: str) -> None:
-        with warnings.catch_warnings():  # local mode accepts payload indexes and ignores them, with a warning
-            warnings.simplefilter("ignore", UserWarning)
-            self.client.create_payload_index(self.collection, name, field_schema=schema)
-
-    def _upsert(self, points: Sequence[NodePoint]) -> None:
-        structs = []
-        for point in points:
-            vectors: dict = {DENSE: point.dense}
-            if point.sparse is not None:
-                vectors[SPARSE] = _sparse(point.sparse)
-            structs.append(models.PointStruct(id=point.id, vector=vectors, payload=point.payload))
-        self.client.upsert(self.collection, points=structs, wait=True)
-
-    def _delete(self, where: Where) -> None:
-        self.client.delete(self.collection, _filter(where), wait=True)
-
-    def _scroll(self, fields: Fields, where: Where | None) -> Iterator[list[dict]]:
-        offset = None
-        while True:
-            records, offset = self.client.scroll(
-                self.collection,
-                scroll_filter=_filter(where) if where else None,
-                limit=SCROLL_PAGE,
-                offset=offset,
-                with_payload=fields,
-            )
-            yield [record.payload or {} for record in records]
-            if offset is None:
-                return
-
-    def _retrieve(self, ids: list[int], fields: Fields) -> list[dict]:
-        return [r.payload or {} for r in self.client.retrieve(self.collection, ids=ids, with_payload=fields)]
-
-    def _count(self) -> int:
-        return self.client.count(self.collection, exact=True).count
-
-    def _fused_request(
-        self,
-        query: QueryVectors,
-        where: Where,
-        limit: int,
-        qdrant_k: int,
-        using: tuple[str, ...],
-        depth: int,
-        idf: Where | None,
-    ) -> models.QueryRequest:
-        prefetch = [
-            models.Prefetch(
-                query=_query_vector(query, name),
-                using=name,
-                filter=_filter(where),
-                limit=depth,
-                params=_idf_params(idf if name == SPARSE else None),
-            )
-            for name in using
-        ]
-        return models.QueryRequest(
-            prefetch=prefetch,
-            query=models.RrfQuery(rrf=models.Rrf(k=qdrant_k)),
-            limit=limit,
-            with_payload=CANDIDATE_FIELDS,
-        )
-
-    def _vector_request(
-        self, query: QueryVectors, using: str, where: Where, limit: int, idf: Where | None = None
-    ) -> models.QueryRequest:
-        return models.QueryRequest(
-            query=_query_vector(query, using),
-            using=using,
-            filter=_filter(where),
-            limit=limit,
-            params=_idf_params(idf),
-        )
-
-    def _query_batch(self, requests: list[models.QueryRequest]) -> list[list[Hit]]:
-        responses = self.client.query_batch_points(self.collection, requests=requests)
-        return [
-            [Hit(int(p.id), float(p.score), p.payload or {}) for p in response.points]
-            for response in responses
-        ]
-
-
-def _sparse(vector: SparseVector) -> models.SparseVector:
-    return models.SparseVector(indices=vector.indices, values=vector.values)
-
-
-def _query_vector(query: QueryVectors, using: str) -> list[float] | models.SparseVector:
-    return query.dense.tolist() if using == DENSE else _sparse(query.sparse)
-
-
-def _filter(where: Where) -> models.Filter:
-    must: list[Any] = [models.HasIdCondition(has_id=list(where.ids))] if where.ids is not None else []
-    must += [models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in where.equals]
-    must += [models.FieldCondition(key=k, match=models.MatchAny(any=list(v))) for k, v in where.one_of]
-    return models.Filter(must=must)
-
-
-def _idf_params(idf: Where | None) -> models.SearchParams | None:
-    return models.SearchParams(idf=models.IdfCorpusParams(corpus=_filter(idf))) if idf else None
-
-
-# -- choosing the engine -----------------------------------------------------------------------------------
-def open_store(settings: Settings) -> NodeStore:
-    """The store for the settings: a Qdrant server when ``qdrant_url`` is set; else the embedded engine named
-    by ``settings.engine`` (``edge`` or ``local``), by default Qdrant Edge — unless the folder already holds a
-    qdrant-client local-mode index and no Edge one, which is then opened as it is."""
-    if settings.qdrant_url:
-        return Store(open_client(settings), settings.collection, server=True)
-    engine = settings.engine or _engine_of_folder(settings.store, settings.collection) or DEFAULT_ENGINE
-    if engine not in ENGINES:
-        raise StoreError(f"unknown engine {engine!r}; DRAG_ENGINE is one of {', '.join(ENGINES)}")
-    if engine == "local":
-        return Store(open_client(settings), settings.collection)
-    from drag_core.edge_store import EdgeStore
-
-    try:
-        return EdgeStore(None if settings.store == ":memory:" else Path(settings.store), settings.collection)
-    except Exception as error:  # qdrant-edge raises one RuntimeError type for every cause
-        raise StoreError(describe_open_error(settings, error)) from None
-
-
-def _engine_of_folder(store: str, collection: str) -> str | None:
-    from drag_core.edge_store import shard_folder
-
-    if store == ":memory:":
-        return None
-    if shard_folder(Path(store), collection).exists():
-        return "edge"
-    if (Path(store) / "collection" / collection).exists():
-        log.info("%s holds a qdrant-client local-mode index: opening it with qdrant-client", store)
-        return "local"
-    return None

@@ -16,18 +16,8 @@ from typing import Any
 
 import qdrant_edge as edge
 
-from drag_core.store import (
-    CANDIDATE_FIELDS,
-    DENSE,
-    SCROLL_PAGE,
-    SPARSE,
-    Fields,
-    Hit,
-    NodePoint,
-    NodeStore,
-    QueryVectors,
-    Where,
-)
+from drag_core.store import base
+from drag_core.store.base import CANDIDATE_FIELDS, DENSE, SCROLL_PAGE, SPARSE, NodeStore
 
 CONFIG_FILE = "edge_config.json"
 SCHEMAS = {"integer": edge.PayloadSchemaType.Integer, "keyword": edge.PayloadSchemaType.Keyword}
@@ -89,7 +79,7 @@ class EdgeStore(NodeStore):
     def _create_index(self, name: str, schema: str) -> None:
         self.shard.update(edge.UpdateOperation.create_field_index(name, SCHEMAS[schema]))
 
-    def _upsert(self, points: Sequence[NodePoint]) -> None:
+    def _upsert(self, points: Sequence[base.NodePoint]) -> None:
         structs = []
         for point in points:
             vectors: dict[str, Any] = {DENSE: point.dense}
@@ -98,10 +88,10 @@ class EdgeStore(NodeStore):
             structs.append(edge.Point(point.id, vectors, point.payload))
         self.shard.update(edge.UpdateOperation.upsert_points(structs))
 
-    def _delete(self, where: Where) -> None:
+    def _delete(self, where: base.Where) -> None:
         self.shard.update(edge.UpdateOperation.delete_points_by_filter(_filter(where)))
 
-    def _scroll(self, fields: Fields, where: Where | None) -> Iterator[list[dict]]:
+    def _scroll(self, fields: base.Fields, where: base.Where | None) -> Iterator[list[dict]]:
         offset = None
         while True:
             records, offset = self.shard.scroll(
@@ -116,62 +106,58 @@ class EdgeStore(NodeStore):
             if offset is None:
                 return
 
-    def _retrieve(self, ids: list[int], fields: Fields) -> list[dict]:
+    def _retrieve(self, ids: list[int], fields: base.Fields) -> list[dict]:
         return [record.payload or {} for record in self.shard.retrieve(ids, fields, False)]
 
     def _count(self) -> int:
         return self.shard.count(edge.CountRequest(exact=True))
 
-    def _fused_request(
-        self,
-        query: QueryVectors,
-        where: Where,
-        limit: int,
-        qdrant_k: int,
-        using: tuple[str, ...],
-        depth: int,
-        idf: Where | None,
-    ) -> edge.QueryRequest:
-        prefetches = [
-            edge.Prefetch(
-                limit=depth,
-                query=_nearest(query, name),
-                filter=_filter(where),
-                params=_idf_params(idf if name == SPARSE else None),
-            )
-            for name in using
+    def _query_batch(self, query: base.QueryVectors, requests: list[base.Request]) -> list[list[base.Hit]]:
+        batch = [_request(query, request) for request in requests]
+        responses = self.shard.query_batch(edge.QueryBatchRequest(batch))
+        return [
+            [base.Hit(int(p.id), float(p.score), p.payload or {}) for p in points] for points in responses
         ]
+
+
+def _request(query: base.QueryVectors, request: base.Request) -> edge.QueryRequest:
+    if request.rrf_k is None:
+        (name,) = request.using
         return edge.QueryRequest(
-            limit=limit,
-            prefetches=prefetches,
-            query=edge.Fusion.Rrf(k=qdrant_k),
-            with_payload=CANDIDATE_FIELDS,
+            limit=request.limit,
+            query=_nearest(query, name),
+            filter=_filter(request.where),
+            params=_idf_params(request.idf),
         )
-
-    def _vector_request(
-        self, query: QueryVectors, using: str, where: Where, limit: int, idf: Where | None = None
-    ) -> edge.QueryRequest:
-        return edge.QueryRequest(
-            limit=limit, query=_nearest(query, using), filter=_filter(where), params=_idf_params(idf)
+    prefetches = [
+        edge.Prefetch(
+            limit=request.depth,
+            query=_nearest(query, name),
+            filter=_filter(request.where),
+            params=_idf_params(request.idf if name == SPARSE else None),
         )
+        for name in request.using
+    ]
+    return edge.QueryRequest(
+        limit=request.limit,
+        prefetches=prefetches,
+        query=edge.Fusion.Rrf(k=request.rrf_k),
+        with_payload=CANDIDATE_FIELDS,
+    )
 
-    def _query_batch(self, requests: list[edge.QueryRequest]) -> list[list[Hit]]:
-        responses = self.shard.query_batch(edge.QueryBatchRequest(requests))
-        return [[Hit(int(p.id), float(p.score), p.payload or {}) for p in points] for points in responses]
 
-
-def _nearest(query: QueryVectors, using: str) -> edge.Query:
+def _nearest(query: base.QueryVectors, using: str) -> edge.Query:
     if using == DENSE:
         return edge.Query.Nearest(query.dense.tolist(), using=DENSE)
     return edge.Query.Nearest(edge.SparseVector(query.sparse.indices, query.sparse.values), using=SPARSE)
 
 
-def _filter(where: Where) -> edge.Filter:
+def _filter(where: base.Where) -> edge.Filter:
     must: list[Any] = [edge.HasIdCondition(set(where.ids))] if where.ids is not None else []
     must += [edge.FieldCondition(k, match=edge.MatchValue(v)) for k, v in where.equals]
     must += [edge.FieldCondition(k, match=edge.MatchAny(list(v))) for k, v in where.one_of]
     return edge.Filter(must=must)
 
 
-def _idf_params(idf: Where | None) -> edge.SearchParams | None:
+def _idf_params(idf: base.Where | None) -> edge.SearchParams | None:
     return edge.SearchParams(idf=edge.IdfParams(corpus=_filter(idf))) if idf else None

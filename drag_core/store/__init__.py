@@ -1,0 +1,107 @@
+"""The Qdrant store: one collection, one flat point per tree node, named vectors ``dense`` and ``sparse``.
+
+Two engines behind one contract (``NodeStore``, in ``base`` with the records every engine shares): Qdrant
+Edge, Qdrant's engine in-process (``edge.EdgeStore``, the default embedded engine), and qdrant-client
+(``client.ClientStore``: a Qdrant server or cluster when a URL is given, or its pure-Python local mode).
+``open_store`` picks one. The contract is written down in docs/store.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from drag_core.config import Settings
+from drag_core.store.base import (
+    DENSE,
+    LEAVES,
+    ROOTS,
+    SPARSE,
+    UPSERT_BATCH,
+    Candidate,
+    Hit,
+    NodePoint,
+    NodeStore,
+    QueryVectors,
+    Request,
+    Scope,
+    StoreError,
+    Where,
+    ranking_requests,
+)
+from drag_core.store.client import ClientStore, open_client
+from drag_core.store.edge import EdgeStore, shard_folder
+
+__all__ = [
+    "DENSE",
+    "ENGINES",
+    "LEAVES",
+    "ROOTS",
+    "SPARSE",
+    "UPSERT_BATCH",
+    "Candidate",
+    "ClientStore",
+    "EdgeStore",
+    "Hit",
+    "NodePoint",
+    "NodeStore",
+    "QueryVectors",
+    "Request",
+    "Scope",
+    "StoreError",
+    "Where",
+    "open_store",
+    "ranking_requests",
+]
+
+log = logging.getLogger(__name__)
+
+ENGINES = ("edge", "local")
+DEFAULT_ENGINE = "edge"
+
+
+def open_store(settings: Settings) -> NodeStore:
+    """The store for the settings: a Qdrant server when ``qdrant_url`` is set; else the embedded engine named
+    by ``settings.engine`` (``edge`` or ``local``), by default Qdrant Edge — unless the folder already holds a
+    qdrant-client local-mode index and no Edge one, which is then opened as it is.
+
+    Raises ``StoreError`` (one line: folder in use, server down, unknown engine, ...).
+    """
+    engine = settings.engine or _engine_of_folder(settings.store, settings.collection) or DEFAULT_ENGINE
+    if not settings.qdrant_url and engine not in ENGINES:
+        raise StoreError(f"unknown engine {engine!r}; DRAG_ENGINE is one of {', '.join(ENGINES)}")
+    try:
+        if settings.qdrant_url:
+            return ClientStore(open_client(settings), settings.collection, server=True)
+        if engine == "local":
+            return ClientStore(open_client(settings), settings.collection)
+        return EdgeStore(None if settings.store == ":memory:" else Path(settings.store), settings.collection)
+    except Exception as error:  # qdrant-client and qdrant-edge raise many types for the same few causes
+        raise StoreError(describe_open_error(settings, error)) from None
+
+
+def describe_open_error(settings: Settings, error: Exception) -> str:
+    """One line for a store that cannot be opened (folder held by another process, server down, ...)."""
+    text = str(error)
+    if "already accessed" in text or "WouldBlock" in text:
+        return (
+            f"the index folder {settings.store} is in use by another process (the app or another command); "
+            "stop it, or point --store / DRAG_STORE at another folder"
+        )
+    if settings.qdrant_url:
+        first = text.splitlines()[0] if text else type(error).__name__
+        return f"the Qdrant server at {settings.qdrant_url} does not answer ({first[:160]})"
+    return (
+        f"cannot open the index folder {settings.store} ({text.splitlines()[0][:160] if text else error!r})"
+    )
+
+
+def _engine_of_folder(store: str, collection: str) -> str | None:
+    if store == ":memory:":
+        return None
+    if shard_folder(Path(store), collection).exists():
+        return "edge"
+    if (Path(store) / "collection" / collection).exists():
+        log.info("%s holds a qdrant-client local-mode index: opening it with qdrant-client", store)
+        return "local"
+    return None

@@ -1,0 +1,170 @@
+"""qdrant-client's engine behind ``NodeStore``: a Qdrant server or cluster (by URL), or qdrant-client's
+pure-Python local mode (every point scored before filters apply; on disk it commits every point
+separately). This module only translates ``Where`` and ``Request`` into qdrant-client calls."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+
+from drag_core.config import Settings
+from drag_core.embeddings import SparseVector
+from drag_core.store.base import (
+    CANDIDATE_FIELDS,
+    DENSE,
+    SCROLL_PAGE,
+    SPARSE,
+    Fields,
+    Hit,
+    NodePoint,
+    NodeStore,
+    QueryVectors,
+    Request,
+    Where,
+)
+
+
+def open_client(settings: Settings) -> QdrantClient:
+    """A qdrant-client for the settings: server when ``qdrant_url`` is set (checked with one call), else local
+    mode. Raises whatever qdrant-client raises; ``open_store`` turns it into a ``StoreError``."""
+    if settings.qdrant_url:
+        client = QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key, timeout=10)
+        client.get_collections()
+        return client
+    if settings.store == ":memory:":
+        return QdrantClient(":memory:")
+    return QdrantClient(path=settings.store)
+
+
+class ClientStore(NodeStore):
+    """Nodes in one collection through qdrant-client: a Qdrant server or cluster, or local mode (pure Python,
+    every point scored before filters apply; on disk it commits every point separately).
+
+    Attributes:
+        client: the qdrant-client.
+        collection: the collection name.
+        round_trips: number of Qdrant calls made through this store.
+        engine_label: "Qdrant server" or "qdrant-client local mode (embedded)".
+    """
+
+    def __init__(self, client: QdrantClient, collection: str = "drag_nodes", server: bool = False) -> None:
+        super().__init__(collection)
+        self.client = client
+        self.engine_label = "Qdrant server" if server else "qdrant-client local mode (embedded)"
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _dense_size(self) -> int | None:
+        if not self.client.collection_exists(self.collection):
+            return None
+        vectors = self.client.get_collection(self.collection).config.params.vectors
+        return vectors[DENSE].size if isinstance(vectors, dict) and DENSE in vectors else 0
+
+    def _create(self, dim: int) -> None:
+        self.client.create_collection(
+            self.collection,
+            vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+        )
+
+    def _indexed_fields(self) -> set[str]:
+        return set(self.client.get_collection(self.collection).payload_schema or {})
+
+    def _create_index(self, name: str, schema: str) -> None:
+        with warnings.catch_warnings():  # local mode accepts payload indexes and ignores them, with a warning
+            warnings.simplefilter("ignore", UserWarning)
+            self.client.create_payload_index(self.collection, name, field_schema=schema)
+
+    def _upsert(self, points: Sequence[NodePoint]) -> None:
+        structs = []
+        for point in points:
+            vectors: dict = {DENSE: point.dense}
+            if point.sparse is not None:
+                vectors[SPARSE] = _sparse(point.sparse)
+            structs.append(models.PointStruct(id=point.id, vector=vectors, payload=point.payload))
+        self.client.upsert(self.collection, points=structs, wait=True)
+
+    def _delete(self, where: Where) -> None:
+        self.client.delete(self.collection, _filter(where), wait=True)
+
+    def _scroll(self, fields: Fields, where: Where | None) -> Iterator[list[dict]]:
+        offset = None
+        while True:
+            records, offset = self.client.scroll(
+                self.collection,
+                scroll_filter=_filter(where) if where else None,
+                limit=SCROLL_PAGE,
+                offset=offset,
+                with_payload=fields,
+            )
+            yield [record.payload or {} for record in records]
+            if offset is None:
+                return
+
+    def _retrieve(self, ids: list[int], fields: Fields) -> list[dict]:
+        return [r.payload or {} for r in self.client.retrieve(self.collection, ids=ids, with_payload=fields)]
+
+    def _count(self) -> int:
+        return self.client.count(self.collection, exact=True).count
+
+    def _query_batch(self, query: QueryVectors, requests: list[Request]) -> list[list[Hit]]:
+        batch = [_request(query, request) for request in requests]
+        responses = self.client.query_batch_points(self.collection, requests=batch)
+        return [
+            [Hit(int(p.id), float(p.score), p.payload or {}) for p in response.points]
+            for response in responses
+        ]
+
+
+def _request(query: QueryVectors, request: Request) -> models.QueryRequest:
+    if request.rrf_k is None:
+        (name,) = request.using
+        return models.QueryRequest(
+            query=_query_vector(query, name),
+            using=name,
+            filter=_filter(request.where),
+            limit=request.limit,
+            params=_idf_params(request.idf),
+        )
+    prefetch = [
+        models.Prefetch(
+            query=_query_vector(query, name),
+            using=name,
+            filter=_filter(request.where),
+            limit=request.depth,
+            params=_idf_params(request.idf if name == SPARSE else None),
+        )
+        for name in request.using
+    ]
+    return models.QueryRequest(
+        prefetch=prefetch,
+        query=models.RrfQuery(rrf=models.Rrf(k=request.rrf_k)),
+        limit=request.limit,
+        with_payload=CANDIDATE_FIELDS,
+    )
+
+
+def _sparse(vector: SparseVector) -> models.SparseVector:
+    return models.SparseVector(indices=vector.indices, values=vector.values)
+
+
+def _query_vector(query: QueryVectors, using: str) -> list[float] | models.SparseVector:
+    return query.dense.tolist() if using == DENSE else _sparse(query.sparse)
+
+
+def _filter(where: Where) -> models.Filter:
+    must: list[Any] = [models.HasIdCondition(has_id=list(where.ids))] if where.ids is not None else []
+    must += [models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in where.equals]
+    must += [models.FieldCondition(key=k, match=models.MatchAny(any=list(v))) for k, v in where.one_of]
+    return models.Filter(must=must)
+
+
+def _idf_params(idf: Where | None) -> models.SearchParams | None:
+    return models.SearchParams(idf=models.IdfCorpusParams(corpus=_filter(idf))) if idf else None
+
+
+# -- choosing the engine -----------------------------------------------------------------------------------
