@@ -2,7 +2,7 @@
 much the strategies agree, and export it all as JSON or CSV.
 
 A :class:`Comparer` remembers the query embedding and every strategy's run, keyed by the index content, the
-query, the strategy and only the parameters that strategy reads (``PARAMS_USED``): moving the knee
+query, the strategy and only the parameters that strategy reads (its ``params``): moving the knee
 sensitivity reruns ``adaptive`` and ``flat-knee`` but not ``flat``, ``branch`` or ``beam``. No Streamlit here.
 """
 
@@ -11,77 +11,27 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import time
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import Any
 
 from drag_core.engine import Engine
 from drag_core.search import SearchParams, SearchResult
+from drag_core.search import strategy as strategy_named
 from drag_core.store import QueryVectors
+from drag_core.text import approx_tokens
 from drag_core.types import Node
 
-CHARS_PER_TOKEN = 4
 SUMMARY_CHARS = 240
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-PARAM_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SearchParams))
-_KNEE = ("knee_method", "sensitivity", "min_keep", "max_keep", "score_source")
-
-#: The parameters each strategy reads; a strategy missing here is assumed to read them all.
-PARAMS_USED: dict[str, tuple[str, ...]] = {
-    "flat": ("top_k", "rrf_k"),
-    "flat-dense": ("top_k", "rrf_k"),
-    "flat-sparse": ("top_k", "rrf_k"),
-    "flat-knee": ("knee_pool", "rrf_k", *_KNEE),
-    "branch": ("roots", "rrf_k"),
-    "beam": ("roots", "beam_width", "max_iterations", "rrf_k"),
-    "adaptive": ("roots", "rrf_k", *_KNEE),
-}
 
 
 def params_key(strategy: str, params: SearchParams) -> tuple[tuple[str, Any], ...]:
-    """The parameters ``strategy`` reads, as a hashable key."""
-    return tuple((name, getattr(params, name)) for name in PARAMS_USED.get(strategy, PARAM_NAMES))
-
-
-def approx_tokens(text: str) -> int:
-    """Rough token count for OpenAI-style tokenisers of English text: one token per ~4 characters."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
-
-
-def context_pages(engine: Engine, nodes: Sequence[Node]) -> list[Node]:
-    """The pages (leaves, with text) the given nodes stand for, in result order, each page once.
-
-    A parent returns every page under it; its descendants are fetched one tree level per Qdrant call.
-    """
-    known: dict[int, Node] = {n.id: n for n in nodes}
-    pending = [c for n in nodes for c in n.child_ids if c not in known]
-    while pending:
-        with engine.lock:
-            fetched = engine.store.get(pending, with_text=True)
-        known.update((n.id, n) for n in fetched)
-        pending = [c for n in fetched for c in n.child_ids if c not in known]
-
-    def leaves(node: Node) -> list[Node]:
-        if not node.child_ids:
-            return [node]
-        return [leaf for c in node.child_ids if c in known for leaf in leaves(known[c])]
-
-    pages: dict[int, Node] = {}
-    for node in nodes:
-        for leaf in sorted(leaves(node), key=lambda n: (n.file_name, n.page_start)):
-            pages.setdefault(leaf.id, leaf)
-    return list(pages.values())
-
-
-def pages_of(engine: Engine, node_id: int) -> list[Node]:
-    """The pages (with text) under one node; the node itself when it is a page. Empty for an unknown id."""
-    with engine.lock:
-        nodes = engine.store.get([node_id], with_text=True)
-    return context_pages(engine, nodes)
+    """The parameters ``strategy`` reads, as a hashable key. ``ValueError`` for an unknown strategy."""
+    return tuple((name, getattr(params, name)) for name in strategy_named(strategy).params)
 
 
 @dataclass(frozen=True)
@@ -103,7 +53,7 @@ class StrategyRun:
     @property
     def tokens(self) -> int:
         """Approximate tokens of the returned pages' text."""
-        return sum(approx_tokens(page.text) for page in self.context)
+        return sum(approx_tokens(len(page.text)) for page in self.context)
 
 
 @dataclass(frozen=True)
@@ -199,7 +149,7 @@ class Comparer:
             if run is None:
                 self.misses += 1
                 result = engine.search(query, strategy, params, vectors=vectors)
-                run = StrategyRun(result, tuple(context_pages(engine, result.nodes)))
+                run = StrategyRun(result, tuple(engine.context_pages(result.nodes)))
                 _store(self._runs, key, run, self.max_entries)
             else:
                 self.hits += 1

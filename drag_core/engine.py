@@ -1,6 +1,7 @@
 """``Engine``: the public face of the core — ingest files, search, list, inspect and remove documents.
 
-Usable without Streamlit::
+The front door: pages, the CLI, compare and evaluation call these methods and never the store; each takes
+the engine's lock around its store calls. Usable without Streamlit::
 
     from drag_core import Engine, SearchParams
     engine = Engine.from_env()
@@ -13,11 +14,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from drag_core.config import Settings
+from drag_core.config import LLMConfig, Settings
 from drag_core.describe.base import Summarizer
 from drag_core.describe.cache import DescriptionCache
 from drag_core.describe.describer import Describer
@@ -25,7 +26,8 @@ from drag_core.embeddings import Embedder
 from drag_core.ingest import Ingestor, IngestReport, ProgressCallback, ProgressEvent, failed
 from drag_core.loading import LoadedDocument
 from drag_core.parsing import PageCache, Parser, page_cache_path
-from drag_core.search import STRATEGIES, SearchContext, SearchParams, SearchResult
+from drag_core.search import SearchContext, SearchParams, SearchResult
+from drag_core.search import strategy as strategy_named
 from drag_core.store import NodeStore, QueryVectors, open_store
 from drag_core.types import Node
 from drag_core.vector_text import VectorPolicy
@@ -61,9 +63,8 @@ class DocumentInfo:
 def default_summarizer(env: Mapping[str, str] | None = None) -> Summarizer:
     """The OpenAI-compatible summariser when an endpoint is configured, else the offline extractive one."""
     from drag_core.describe.extractive import ExtractiveSummarizer
-    from drag_core.llm import LLMConfig
 
-    config = LLMConfig.from_env() if env is None else LLMConfig.from_env(env)
+    config = LLMConfig.from_env(env)
     if config is None:
         return ExtractiveSummarizer()
     from drag_core.describe.openai_llm import OpenAISummarizer
@@ -76,7 +77,8 @@ class Engine:
 
     Attributes:
         settings: where the index lives and which models build it.
-        store: the Qdrant store (Qdrant Edge, local mode or a server; see ``store.open_store``).
+        store: the Qdrant store (Qdrant Edge, local mode or a server; see ``store.open_store``); only the
+            engine calls it, under ``lock``.
         embedder: dense + sparse embedder.
         summarizer: describes pages and groups.
         policy: which text each vector sees.
@@ -195,6 +197,54 @@ class Engine:
             self.store.delete_document(info.doc_id, file_name)
         return info.nodes
 
+    def node_count(self) -> int:
+        """Points in the collection (every node of every document)."""
+        with self.lock:
+            return self.store.count()
+
+    @property
+    def engine_label(self) -> str:
+        """Which Qdrant engine holds the index, for people (e.g. "Qdrant Edge (embedded)")."""
+        return self.store.engine_label
+
+    def nodes(self, ids: Iterable[int], with_text: bool = True) -> list[Node]:
+        """Nodes by id, in the order asked (unknown ids are skipped)."""
+        with self.lock:
+            return self.store.get(ids, with_text)
+
+    def leaves(self, doc_ids: Iterable[str]) -> list[Node]:
+        """The pages (leaves, with text) of these document versions, each document's in page order."""
+        with self.lock:
+            nodes = [n for doc_id in dict.fromkeys(doc_ids) for n in self.store.nodes_of(doc_id, True)]
+        return [n for n in nodes if n.level == 0]
+
+    def context_pages(self, nodes: Sequence[Node]) -> list[Node]:
+        """The pages (leaves, with text) the given nodes stand for, in result order, each page once.
+
+        A parent returns every page under it; its descendants are fetched one tree level per Qdrant call.
+        """
+        known: dict[int, Node] = {n.id: n for n in nodes}
+        pending = [c for n in nodes for c in n.child_ids if c not in known]
+        while pending:
+            fetched = self.nodes(pending)
+            known.update((n.id, n) for n in fetched)
+            pending = [c for n in fetched for c in n.child_ids if c not in known]
+
+        def leaves(node: Node) -> list[Node]:
+            if not node.child_ids:
+                return [node]
+            return [leaf for c in node.child_ids if c in known for leaf in leaves(known[c])]
+
+        pages: dict[int, Node] = {}
+        for node in nodes:
+            for leaf in sorted(leaves(node), key=lambda n: (n.file_name, n.page_start)):
+                pages.setdefault(leaf.id, leaf)
+        return list(pages.values())
+
+    def pages_of(self, node_id: int) -> list[Node]:
+        """The pages (with text) under one node; the node itself when it is a page. Empty for an unknown id."""
+        return self.context_pages(self.nodes([node_id]))
+
     def _document(self, file_name: str) -> DocumentInfo:
         for info in self.documents():
             if info.file_name == file_name:
@@ -214,8 +264,7 @@ class Engine:
         vectors: QueryVectors | None = None,
     ) -> SearchResult:
         """Run one strategy; ``vectors`` lets callers embed a query once for several strategies."""
-        if strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+        chosen = strategy_named(strategy)
         if not query.strip():
             raise ValueError("the query is empty")
         params = params or SearchParams(rrf_k=self.settings.rrf_k)
@@ -223,7 +272,7 @@ class Engine:
         vectors = vectors or self.embed_query(query)
         with self.lock:
             trips = self.store.round_trips
-            final, steps = STRATEGIES[strategy].run(SearchContext(self.store, vectors, params))
+            final, steps = chosen.run(SearchContext(self.store, vectors, params))
             nodes = self.store.get(c.id for c in final)
             trips = self.store.round_trips - trips
         return SearchResult(

@@ -18,8 +18,9 @@ from plotly.subplots import make_subplots
 
 from drag_core.compare import Comparison
 from drag_core.search import SearchResult
-from drag_core.search.base import Step
+from drag_core.search.base import Step, StepKind
 from drag_core.store import Candidate
+from drag_core.text import page_span
 from drag_core.types import Node
 
 SNIPPET_CHARS = 200
@@ -41,11 +42,6 @@ POINTS: dict[str, tuple[str, str]] = {
 }
 KNEE_COLOR = "#d1495b"
 FONT = {"family": "DejaVu Sans, Arial, sans-serif", "size": 12}
-
-
-def page_span(page_start: int, page_end: int) -> str:
-    """``p.3`` or ``p.3–7``."""
-    return f"p.{page_start}" if page_start == page_end else f"p.{page_start}–{page_end}"
 
 
 def node_label(node: Node | Candidate) -> str:
@@ -184,9 +180,9 @@ def node_rows(result: SearchResult) -> list[dict[str, Any]]:
 
 
 def step_title(step: Step) -> str:
-    """Plain-text name of a step; ``parent <id>`` becomes the parent's pages."""
-    if step.name.startswith("parent "):
-        parent = next((c for c in step.candidates if f"parent {c.id}" == step.name), None)
+    """Plain-text name of a step; a ``PARENT`` step is named by the parent's pages."""
+    if step.kind is StepKind.PARENT:
+        parent = next((c for c in step.candidates if c.id == step.node_id), None)
         if parent is not None:
             return f"parent {page_span(parent.page_start, parent.page_end)} (L{parent.level})"
     return step.name

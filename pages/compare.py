@@ -4,31 +4,30 @@ Optional answer from one strategy's context; export as JSON / CSV."""
 
 import streamlit as st
 
-from drag_core import views
+from drag_core import DragError, ui, views
 from drag_core.app_state import SAMPLE_PDF, SAMPLE_QUERY, answer, citations, escape_markdown
 from drag_core.compare import export_tables, to_csv, to_json
 from drag_core.knee import KNEE_METHODS
-from drag_core.llm import LLMError
-from drag_core.search import STRATEGIES, SearchParams
-from drag_core.search.base import SCORE_SOURCES
-from drag_core.store import StoreError
-from pages import ui
+from drag_core.search import DEFAULT_STRATEGIES, SCORE_SOURCES, STRATEGIES, SearchParams
 
-DEFAULT_STRATEGIES = [s for s in ("flat", "branch", "beam", "adaptive") if s in STRATEGIES]
 SOURCE_NAMES = {"rrf": "RRF (fused)", "dense": "dense cosine"}
 
 st.title("Compare strategies")
 engine = ui.engine()
 documents = ui.indexed_documents(engine)
+# The knobs start at the library's defaults (the CLI's too); RRF k at the settings' DRAG_RRF_K.
+defaults = SearchParams(rrf_k=engine.settings.rrf_k)
 
 with st.sidebar:
     st.header("Knobs")
-    knee_method = ui.kept(st.selectbox, "Knee detector", "knee_method", "kneedle", options=KNEE_METHODS)
+    knee_method = ui.kept(
+        st.selectbox, "Knee detector", "knee_method", defaults.knee_method, options=KNEE_METHODS
+    )
     sensitivity = ui.kept(
         st.slider,
         "Sensitivity",
         "sensitivity",
-        1.0,
+        defaults.sensitivity,
         min_value=0.0,
         max_value=5.0,
         step=0.1,
@@ -38,26 +37,28 @@ with st.sidebar:
         st.slider,
         "Kept per ranking (min – max)",
         "keep_range",
-        (1, 10),
+        (defaults.min_keep, defaults.max_keep or 50),
         min_value=1,
         max_value=50,
         help="Bounds on how many items a knee cut keeps.",
     )
-    beam_width = ui.kept(st.slider, "Beam width (beam)", "beam_width", 5, min_value=1, max_value=20)
-    roots = ui.kept(st.slider, "Roots (branch, beam)", "roots", 3, min_value=1, max_value=20)
-    top_k = ui.kept(st.slider, "Top k (flat)", "top_k", 5, min_value=1, max_value=50)
-    rrf_k = ui.kept(st.slider, "RRF k", "rrf_k", engine.settings.rrf_k, min_value=1, max_value=200)
+    beam_width = ui.kept(
+        st.slider, "Beam width (beam)", "beam_width", defaults.beam_width, min_value=1, max_value=20
+    )
+    roots = ui.kept(st.slider, "Roots (branch, beam)", "roots", defaults.roots, min_value=1, max_value=20)
+    top_k = ui.kept(st.slider, "Top k (flat)", "top_k", defaults.top_k, min_value=1, max_value=50)
+    rrf_k = ui.kept(st.slider, "RRF k", "rrf_k", defaults.rrf_k, min_value=1, max_value=200)
     score_source = ui.kept(
         st.radio,
         "Score curve the knee reads",
         "score_source",
-        "rrf",
+        defaults.score_source,
         options=SCORE_SOURCES,
         format_func=SOURCE_NAMES.get,
         horizontal=True,
     )
 
-params = SearchParams(
+params = defaults.with_(
     top_k=top_k,
     roots=roots,
     beam_width=beam_width,
@@ -77,14 +78,16 @@ query = ui.kept(
     SAMPLE_QUERY if has_sample else "",
     placeholder="Ask something the indexed documents answer",
 )
-strategies = ui.kept(st.multiselect, "Strategies", "strategies", DEFAULT_STRATEGIES, options=list(STRATEGIES))
+strategies = ui.kept(
+    st.multiselect, "Strategies", "strategies", list(DEFAULT_STRATEGIES), options=list(STRATEGIES)
+)
 if not query.strip() or not strategies:
     st.info("Type a question and pick at least one strategy.")
     st.stop()
 
 try:
     comparison = ui.comparer().compare(engine, query, strategies, params)
-except (ValueError, StoreError) as error:
+except (ValueError, DragError) as error:
     st.error(escape_markdown(str(error)))
     st.stop()
 st.session_state[ui.COMPARISON] = comparison
@@ -142,8 +145,8 @@ if st.toggle("Answer from one strategy's context", key="answer_on"):
             with st.spinner("Asking the LLM…"):
                 try:
                     answers[key] = (True, answer(llm, query, run.context))
-                except LLMError as error:
-                    answers[key] = (False, error.reason)
+                except DragError as error:
+                    answers[key] = (False, str(error))
         ok, text = answers[key]
         if ok:
             ui.show_text(text)

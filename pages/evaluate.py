@@ -1,16 +1,16 @@
 """Evaluate: run strategies over a data set with relevance labels — a table with 95 % intervals, recall
 against pages returned, per-query results, and parameter sweeps. Everything is computed by
 ``drag_core.evaluation``; this page only asks and draws. The data set gets an index of its own (under
-``data/eval``), built once and reused while the data set and the vector policy stay the same."""
+``DRAG_EVAL_DIR``), built once and reused while the data set and the vector policy stay the same."""
 
 import json
-import os
 from pathlib import Path
 
 import streamlit as st
 
+from drag_core import DragError, ui
 from drag_core.app_state import escape_markdown
-from drag_core.evaluation.commands import DEFAULT_RUNS
+from drag_core.config import Settings
 from drag_core.evaluation.datasets import find_datasets, load_dataset
 from drag_core.evaluation.index import open_index
 from drag_core.evaluation.plots import per_query_figure, recall_vs_pages, sweep_figure
@@ -18,12 +18,9 @@ from drag_core.evaluation.report import headline, query_rows, summary_rows
 from drag_core.evaluation.runner import evaluate, parse_spec
 from drag_core.evaluation.sweep import run_sweep
 from drag_core.ingest import ProgressEvent
-from drag_core.search import STRATEGIES, SearchParams
-from drag_core.store import StoreError
+from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams
 from drag_core.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
-from pages import ui
 
-DATA = Path(os.environ.get("DRAG_EVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 SWEEPABLE = (
     "sensitivity",
     "beam_width",
@@ -42,6 +39,7 @@ st.caption(
     "non-relevant candidates the knee cuts dropped, and latency — with bootstrap 95 % intervals."
 )
 
+DATA = Settings.from_env(ui.env()).eval_data
 folders = find_datasets(DATA)
 choice = st.selectbox(
     "Data set",
@@ -60,7 +58,7 @@ except (OSError, ValueError) as error:
     st.stop()
 
 left, right = st.columns(2)
-runs = left.multiselect("Strategies", list(STRATEGIES), default=list(DEFAULT_RUNS), key="eval_runs")
+runs = left.multiselect("Strategies", list(STRATEGIES), default=list(DEFAULT_STRATEGIES), key="eval_runs")
 extra = right.text_input(
     "More runs (space separated)", key="eval_extra", placeholder="flat:top_k=10 adaptive:sensitivity=2"
 )
@@ -95,7 +93,7 @@ if st.button("Run", type="primary", disabled=not specs):
 
         try:
             engine, index = open_index(subset, None, policy, ui.engine().embedder, progress=ingest_progress)
-        except StoreError as error:
+        except DragError as error:
             status.update(label="The evaluation index cannot be opened", state="error")
             st.error(escape_markdown(str(error)))
             st.stop()

@@ -3,19 +3,18 @@ never shown, only whether one is set."""
 
 import streamlit as st
 
-from drag_core.app_state import APP_ENV_VARS, describe_settings, escape_markdown
+from drag_core import ui
+from drag_core.app_state import describe_settings, escape_markdown
 from drag_core.config import ENV_VARS
-from pages import ui
 
 st.title("Settings")
 engine = ui.engine()
 
 left, right = st.columns(2)
 left.metric("Documents", len(engine.documents()))
-with engine.lock:
-    right.metric("Tree nodes in the index", engine.store.count())
+right.metric("Tree nodes in the index", engine.node_count())
 
-rows = describe_settings(engine.settings, ui.llm_config(), engine.store.engine_label)
+rows = describe_settings(engine.settings, ui.llm_config(), engine.engine_label)
 st.table([{"setting": name, "value": escape_markdown(value)} for name, value in rows])  # cells are Markdown
 
 st.subheader("How to change them")
@@ -23,4 +22,4 @@ st.caption(
     "Set these environment variables before `streamlit run app.py`, or put them in `.streamlit/secrets.toml` "
     "(top-level keys). Restart the app after a change."
 )
-st.table([{"variable": name, "meaning": meaning} for name, meaning in {**ENV_VARS, **APP_ENV_VARS}.items()])
+st.table([{"variable": name, "meaning": meaning} for name, meaning in ENV_VARS.items()])

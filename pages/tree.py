@@ -4,11 +4,9 @@ coloured."""
 
 import streamlit as st
 
-from drag_core import views
+from drag_core import ui, views
 from drag_core.app_state import escape_markdown
-from drag_core.compare import pages_of
 from drag_core.types import Node
-from pages import ui
 
 PAGE_TEXTS_SHOWN = 25
 
@@ -90,7 +88,7 @@ ui.show_text(node.summary)
 st.markdown("**Keywords**")
 ui.show_text(", ".join(node.keywords), empty="(none)")
 st.markdown("**Page text**")
-pages = pages_of(engine, node.id)
+pages = engine.pages_of(node.id)
 if len(pages) == 1:
     with st.container(height=420):
         ui.show_text(pages[0].text, empty="(no extractable text on this page)")

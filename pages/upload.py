@@ -3,8 +3,8 @@ remove one, and index the bundled sample in one click."""
 
 import streamlit as st
 
+from drag_core import ui
 from drag_core.app_state import SAMPLE_PDF, SAMPLE_TITLE, UPLOAD_TYPES, escape_markdown, stale_warning
-from pages import ui
 
 st.title("Documents")
 engine = ui.engine()

@@ -10,7 +10,7 @@ import pytest
 from conftest import no_exceptions
 from llm_server import local_llm  # noqa: F401 - session fixture of the real-LLM test
 
-from drag_core.compare import PARAMS_USED
+from drag_core.search import STRATEGIES
 
 COMPARE = "pages/compare.py"
 QUERY = "What was net sales growth in the fourth quarter?"
@@ -76,7 +76,7 @@ def test_moving_a_knee_slider_reruns_only_the_knee_strategies(compared) -> None:
     before = at.session_state["comparison"]
     at.slider(key="sensitivity").set_value(4.0).run()
     no_exceptions(at)
-    readers = [s for s in DEFAULT if "sensitivity" in PARAMS_USED[s]]
+    readers = [s for s in DEFAULT if "sensitivity" in STRATEGIES[s].params]
     assert readers == ["adaptive"]
     assert comparer.misses == len(DEFAULT) + len(readers)
     assert comparer.hits == len(DEFAULT) - len(readers)

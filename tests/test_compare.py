@@ -5,25 +5,22 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import fields
 
 import pytest
 from conftest import FINANCE
 
 from drag_core.compare import (
-    PARAM_NAMES,
-    PARAMS_USED,
     Comparer,
     Comparison,
-    approx_tokens,
-    context_pages,
     export_tables,
-    pages_of,
     to_csv,
     to_json,
 )
 from drag_core.config import Settings
 from drag_core.engine import Engine
 from drag_core.search import STRATEGIES, SearchParams
+from drag_core.text import approx_tokens
 
 QUERY = "What was net sales growth in the fourth quarter?"
 ALL = list(STRATEGIES)
@@ -41,7 +38,7 @@ def test_every_strategy_runs_once_per_query_and_reports_pages_and_tokens(small_e
         assert covered == run.result.pages, name
         assert all(p.level == 0 for p in run.context)
         assert run.pages == len(run.result.pages)
-        assert run.tokens == sum(approx_tokens(p.text) for p in run.context) > 0
+        assert run.tokens == sum(approx_tokens(len(p.text)) for p in run.context) > 0
     rows = {row["strategy"]: row for row in comparison.metrics()}
     assert rows["flat"]["pages"] == SearchParams().top_k
 
@@ -50,7 +47,7 @@ def test_a_knob_reruns_only_the_strategies_that_read_it(small_engine: Engine) ->
     comparer = Comparer()
     first = comparer.compare(small_engine, QUERY, ALL, SearchParams(sensitivity=1.0))
     second = comparer.compare(small_engine, QUERY, ALL, SearchParams(sensitivity=3.0))
-    readers = [s for s in ALL if "sensitivity" in PARAMS_USED.get(s, ("sensitivity",))]
+    readers = [s for s in ALL if "sensitivity" in STRATEGIES[s].params]
     assert readers and len(readers) < len(ALL)
     assert comparer.misses == len(ALL) + len(readers)
     assert comparer.hits == len(ALL) - len(readers)
@@ -69,9 +66,7 @@ class _Recorded(SearchParams):
 
 
 _READ: dict = {}
-#: Read on the way but without effect: ``adaptive`` runs ``Beam.run``, which passes a width computed from
-#: ``roots`` and ``beam_width`` to ``select``, and ``Adaptive.select`` ignores it (the knee sets the width).
-_IGNORED = {"adaptive": {"roots", "beam_width"}}
+PARAM_NAMES = tuple(f.name for f in fields(SearchParams))
 
 
 @pytest.mark.parametrize("strategy", ALL)
@@ -84,10 +79,10 @@ def test_params_used_lists_every_parameter_a_strategy_reads(small_engine: Engine
             small_engine.search(QUERY, strategy, params, vectors=vectors)
         finally:
             _READ["on"] = False
-        read = _READ.get("names", set()) - _IGNORED.get(strategy, set())
+        read = _READ.get("names", set())
         assert read, strategy
-        assert read <= set(PARAMS_USED[strategy]), f"{strategy} reads {read - set(PARAMS_USED[strategy])}"
-    assert set(PARAMS_USED) == set(STRATEGIES)
+        declared = set(STRATEGIES[strategy].params)
+        assert read <= declared, f"{strategy} reads {read - declared}"
 
 
 def test_overlap_is_the_jaccard_of_returned_pages(small_engine: Engine) -> None:
@@ -105,13 +100,13 @@ def test_context_pages_of_a_parent_are_its_pages_with_text(small_engine: Engine)
     tree = small_engine.tree(document.file_name, with_text=True)
     leaves = {n.page_start: n for n in tree if n.level == 0}
     parent = next(n for n in tree if n.level == 1)
-    pages = context_pages(small_engine, [parent])
+    pages = small_engine.context_pages([parent])
     assert [p.page_start for p in pages] == list(parent.pages)
     assert [p.text for p in pages] == [leaves[i].text for i in parent.pages]
-    root = pages_of(small_engine, document.root_id)
+    root = small_engine.pages_of(document.root_id)
     assert [p.page_start for p in root] == sorted(leaves)
-    assert pages_of(small_engine, leaves[2].id)[0].text == leaves[2].text
-    assert pages_of(small_engine, 12345) == []
+    assert small_engine.pages_of(leaves[2].id)[0].text == leaves[2].text
+    assert small_engine.pages_of(12345) == []
 
 
 def test_remembered_runs_are_dropped_when_the_index_changes(make_engine, tmp_path) -> None:
@@ -163,7 +158,7 @@ def test_json_export_holds_metrics_nodes_traces_and_overlap(comparison: Comparis
         assert [n["summary"] for n in exported["nodes"]] == [n.summary for n in run.result.nodes]
         assert len(exported["trace"]) == len(run.result.trace)
         assert exported["tokens"] == run.tokens
-        assert set(exported["params_used"]) == set(PARAMS_USED[name])
+        assert set(exported["params_used"]) == set(STRATEGIES[name].params)
 
 
 def test_json_export_carries_no_secret(small_index_copy, embedder, monkeypatch) -> None:
@@ -206,6 +201,6 @@ def test_csv_neutralises_spreadsheet_formulas() -> None:
 
 
 def test_approx_tokens() -> None:
-    assert approx_tokens("") == 0
-    assert approx_tokens("abcd") == 1
-    assert approx_tokens("abcde") == 2
+    assert approx_tokens(len("")) == 0
+    assert approx_tokens(len("abcd")) == 1
+    assert approx_tokens(len("abcde")) == 2

@@ -9,7 +9,6 @@ import pytest
 from ranx import Qrels, Run, evaluate
 
 from drag_core.evaluation.metrics import (
-    approx_tokens,
     bootstrap_interval,
     mean,
     mrr_at_k,
@@ -19,6 +18,7 @@ from drag_core.evaluation.metrics import (
     recall_at_k,
     right_sized_recall,
 )
+from drag_core.text import approx_tokens
 
 A, B, C, D, E = (("a.pdf", p) for p in range(1, 6))
 RELEVANT = {B: 1, D: 1, ("other.pdf", 9): 1}  # three relevant pages, one never retrieved

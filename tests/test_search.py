@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import FINANCE
 
@@ -174,3 +176,26 @@ def test_searches_are_reproducible(engine: Engine, strategy: str) -> None:
     runs = [engine.search("Ulta Beauty net sales guidance", strategy) for _ in range(5)]
     assert len({tuple(n.id for n in run.nodes) for run in runs}) == 1
     assert len({tuple(c.id for c in run.trace[-1].candidates) for run in runs}) == 1
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_every_step_splits_its_candidates_into_kept_and_eliminated(engine: Engine, strategy: str) -> None:
+    result = engine.search("net sales growth and supplemental indenture", strategy, SearchParams())
+    for step in result.trace:
+        ids = [c.id for c in step.candidates]
+        assert set(step.kept).isdisjoint(step.eliminated), step.name
+        assert sorted([*step.kept, *step.eliminated]) == sorted(ids), step.name
+        assert step.eliminated == [i for i in ids if i not in set(step.kept)], "in ranking order"
+
+
+def test_trace_steps_carry_their_kind_and_node_in_json(engine: Engine) -> None:
+    result = engine.search("apples volcanoes violins", "branch", SearchParams(roots=1))
+    trace = json.loads(json.dumps(result.to_json()))["trace"]
+    assert trace[0]["kind"] == "roots" and trace[0]["node_id"] is None
+    parents = trace[1:]
+    assert parents and all(s["kind"] == "parent" for s in parents)
+    for step in parents:
+        assert step["name"] == f"parent {step['node_id']}", "the name is kept for readers of the JSON"
+        assert step["node_id"] in [c["id"] for c in step["candidates"]]
+    adaptive = engine.search("apples", "adaptive", SearchParams()).to_json()["trace"]
+    assert [s["kind"] for s in adaptive] == ["seeds", "pages"]

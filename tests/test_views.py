@@ -8,7 +8,7 @@ from drag_core import views
 from drag_core.compare import Comparer, Comparison
 from drag_core.engine import Engine
 from drag_core.search import SearchParams, SearchResult
-from drag_core.search.base import Step
+from drag_core.search.base import Step, StepKind
 from drag_core.store import Candidate
 from drag_core.types import Node
 
@@ -134,6 +134,11 @@ def test_step_rows_and_titles_name_parents_by_their_pages(comparison: Comparison
     parents = [r["step"] for r in rows if r["step"].startswith("parent")]
     assert parents and all("p." in p and "(L" in p for p in parents)
     assert views.step_title(Step("parent 99", [])) == "parent 99"
+    parent = Candidate(99, -1, (7, 8), 1, "a.pdf", 3, 4, 0.5, 1, 1, 0.9)
+    assert (
+        views.step_title(Step("parent 99", [parent], kind=StepKind.PARENT, node_id=99)) == "parent p.3–4 (L1)"
+    )
+    assert views.step_title(Step("parent 99", [parent])) == "parent 99", "the kind decides, not the name"
 
 
 def test_node_rows_list_the_final_nodes(comparison: Comparison) -> None:

@@ -30,10 +30,9 @@ from drag_core.evaluation.report import comparisons, headline, table, write_csv,
 from drag_core.evaluation.runner import Report, RunSpec, evaluate, param_value, parse_spec
 from drag_core.evaluation.sweep import run_sweep
 from drag_core.ingest import ProgressEvent
-from drag_core.search import SearchParams
+from drag_core.search import DEFAULT_STRATEGIES, SearchParams
 from drag_core.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
 
-DEFAULT_RUNS = ("flat", "flat-knee", "branch", "beam", "adaptive")
 CORPUS = "corpus"
 
 
@@ -41,7 +40,7 @@ def add_parsers(sub: Any) -> None:
     """Add ``eval`` and ``sweep`` to the subcommand parsers."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("dataset", type=Path, help="a page data set or a BEIR passage data set folder")
-    common.add_argument("--strategies", nargs="+", default=list(DEFAULT_RUNS), metavar="RUN")
+    common.add_argument("--strategies", nargs="+", default=list(DEFAULT_STRATEGIES), metavar="RUN")
     common.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE", help="base search parameters")
     common.add_argument("--index", help="index folder (default data/eval/<data set>/<vector policy>)")
     common.add_argument("--parent-dense", choices=PARENT_DENSE_CHOICES, default=VectorPolicy.parent_dense)

@@ -9,7 +9,6 @@ reused without reading a single document.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +24,6 @@ from drag_core.loading import LoadedDocument
 from drag_core.parsing import PageCache, Parser, page_cache_path
 from drag_core.vector_text import VectorPolicy, titled
 
-EVAL_DIR_VARIABLE = "DRAG_EVAL_DIR"
 MANIFEST = "manifest.json"
 CACHE = "description-cache.sqlite"
 PASSAGE_PROGRESS_EVERY = 250
@@ -33,7 +31,7 @@ PASSAGE_PROGRESS_EVERY = 250
 
 def eval_root() -> Path:
     """Where evaluation indexes live: ``$DRAG_EVAL_DIR``, by default ``data/eval``."""
-    return Path(os.environ.get(EVAL_DIR_VARIABLE) or "data/eval")
+    return Settings.from_env().eval_dir
 
 
 def default_folder(dataset: Dataset, policy: VectorPolicy, bm25: Bm25Params = DEFAULT_BM25) -> Path:

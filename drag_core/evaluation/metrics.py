@@ -15,7 +15,6 @@ import numpy as np
 
 from drag_core.evaluation.datasets import Unit
 
-CHARS_PER_TOKEN = 4
 BOOTSTRAP_ROUNDS = 2000
 
 
@@ -61,12 +60,6 @@ def mrr_at_k(ranked: Sequence[Unit], relevant: Mapping[Unit, int], k: int) -> fl
         if unit in relevant:
             return 1.0 / (i + 1)
     return 0.0
-
-
-def approx_tokens(chars: int) -> int:
-    """Approximate LLM context tokens of ``chars`` characters of English text: one token per four characters
-    (OpenAI's rule of thumb for its BPE tokenizers), rounded up."""
-    return -(-chars // CHARS_PER_TOKEN)
 
 
 def nonrelevant_discarded(cut_rankings: Sequence[tuple[Sequence[bool], int]]) -> float | None:

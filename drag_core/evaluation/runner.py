@@ -13,7 +13,6 @@ from typing import Any
 from drag_core.engine import Engine
 from drag_core.evaluation.datasets import Dataset, Query, Unit
 from drag_core.evaluation.metrics import (
-    approx_tokens,
     bootstrap_interval,
     mean,
     mrr_at_k,
@@ -22,7 +21,9 @@ from drag_core.evaluation.metrics import (
     recall_at_k,
     right_sized_recall,
 )
-from drag_core.search import STRATEGIES, SearchParams, SearchResult
+from drag_core.search import SearchParams, SearchResult
+from drag_core.search import strategy as strategy_named
+from drag_core.text import approx_tokens
 from drag_core.types import Node
 
 METRICS = (
@@ -58,8 +59,7 @@ class RunSpec:
 def parse_spec(text: str, base: SearchParams) -> RunSpec:
     """``STRATEGY`` or ``STRATEGY:field=value,field=value`` (fields of ``SearchParams``) → a run."""
     strategy, _, settings = text.strip().partition(":")
-    if strategy not in STRATEGIES:
-        raise ValueError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+    strategy_named(strategy)  # ValueError for an unknown one
     changes: dict[str, Any] = {}
     for item in filter(None, (s.strip() for s in settings.split(","))):
         name, _, value = item.partition("=")
@@ -165,10 +165,7 @@ class PageSizes:
             if node.level == 0:
                 self.chars[(node.file_name, node.page_start)] = len(node.text)
             elif node.doc_id not in self._documents:
-                with self.engine.lock:
-                    leaves = [
-                        n for n in self.engine.store.nodes_of(node.doc_id, with_text=True) if n.level == 0
-                    ]
+                leaves = self.engine.leaves([node.doc_id])
                 self.chars.update({(n.file_name, n.page_start): len(n.text) for n in leaves})
                 self._documents.add(node.doc_id)
         pages = {(n.file_name, page) for n in nodes for page in n.pages}

@@ -1,8 +1,18 @@
-"""Search strategies, one module each. To add one: write a class with ``name`` and ``run(ctx)`` (see
-``base.Strategy``) in its own module and register it in ``STRATEGIES``."""
+"""Search strategies, one module each. To add one: write a class with ``name``, ``params`` (the
+``SearchParams`` fields it reads) and ``run(ctx)`` (see ``base.Strategy``) in its own module and register it
+in ``STRATEGIES``."""
 
 from drag_core.search.adaptive import Adaptive
-from drag_core.search.base import SearchContext, SearchParams, SearchResult, Step, Strategy
+from drag_core.search.base import (
+    KNEE_PARAMS,
+    SCORE_SOURCES,
+    SearchContext,
+    SearchParams,
+    SearchResult,
+    Step,
+    StepKind,
+    Strategy,
+)
 from drag_core.search.beam import Beam
 from drag_core.search.branch import Branch
 from drag_core.search.flat import Flat, FlatKnee
@@ -20,5 +30,27 @@ STRATEGIES: dict[str, Strategy] = {
         Flat("flat-sparse", (SPARSE,)),
     )
 }
+#: The strategies the Compare page and ``eval`` run when none are named: the baseline and the three walks.
+DEFAULT_STRATEGIES: tuple[str, ...] = ("flat", "branch", "beam", "adaptive")
 
-__all__ = ["STRATEGIES", "SearchContext", "SearchParams", "SearchResult", "Step", "Strategy"]
+
+def strategy(name: str) -> Strategy:
+    """The registered strategy called ``name``; ``ValueError`` naming the choices for an unknown one."""
+    if name not in STRATEGIES:
+        raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}")
+    return STRATEGIES[name]
+
+
+__all__ = [
+    "DEFAULT_STRATEGIES",
+    "KNEE_PARAMS",
+    "SCORE_SOURCES",
+    "STRATEGIES",
+    "SearchContext",
+    "SearchParams",
+    "SearchResult",
+    "Step",
+    "StepKind",
+    "Strategy",
+    "strategy",
+]

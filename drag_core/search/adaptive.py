@@ -12,7 +12,7 @@ recall at every cut (see ``docs/evaluation.md``), while the roots' pages ranked 
 
 from __future__ import annotations
 
-from drag_core.search.base import FUSION_DEPTH, SearchContext, Step
+from drag_core.search.base import FUSION_DEPTH, KNEE_PARAMS, SearchContext, Step, StepKind
 from drag_core.store import Candidate, Scope
 
 
@@ -20,15 +20,15 @@ class Adaptive:
     """Documents of the knee-cut best pages, then their pages cut at the knee."""
 
     name = "adaptive"
+    params = ("roots", "rrf_k", *KNEE_PARAMS)
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
-        (seeds,) = ctx.rank([Scope(kind="leaves", limit=FUSION_DEPTH)], ["seed pages (all documents)"])
+        (seeds,) = ctx.rank(
+            [Scope(kind="leaves", limit=FUSION_DEPTH)], StepKind.SEEDS, ["seed pages (all documents)"]
+        )
         kept = ctx.knee_cut(seeds, cap=ctx.params.roots)
-        seeds.kept = [c.id for c in kept]
         docs = tuple(dict.fromkeys(c.doc_id for c in kept))
         files = ", ".join(dict.fromkeys(c.file_name for c in kept))
         scope = Scope(kind="leaves", docs=docs, limit=FUSION_DEPTH, scoped_idf=True)
-        (pages,) = ctx.rank([scope], [f"pages of {files}"])
-        final = ctx.knee_cut(pages)
-        pages.kept = [c.id for c in final]
-        return final, [seeds, pages]
+        (pages,) = ctx.rank([scope], StepKind.PAGES, [f"pages of {files}"])
+        return ctx.knee_cut(pages), [seeds, pages]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 from typing import Any, Protocol
 
 from drag_core.fusion import DEFAULT_RRF_K
@@ -16,6 +17,8 @@ from drag_core.store import DENSE, Candidate, NodeStore, QueryVectors, Scope
 from drag_core.types import Node
 
 SCORE_SOURCES = ("rrf", "dense")
+#: The parameters a knee cut reads (``SearchContext.knee_cut``).
+KNEE_PARAMS = ("knee_method", "sensitivity", "min_keep", "max_keep", "score_source")
 ROOT_POOL = 100
 #: Each vector's list is read this deep (at least as deep as the result) before RRF fuses the lists, so a
 #: top-5 ranking is the head of the same fused ranking a top-50 one is.
@@ -64,12 +67,24 @@ class SearchParams:
         return replace(self, **changes)
 
 
+class StepKind(StrEnum):
+    """What a step ranked."""
+
+    ROOTS = "roots"
+    GENERATION = "generation"
+    PARENT = "parent"
+    LEAVES = "leaves"
+    SEEDS = "seeds"
+    PAGES = "pages"
+    RANKING = "ranking"
+
+
 @dataclass
 class Step:
     """One ranking of a search and what the strategy did with it.
 
     Attributes:
-        name: what was compared (``roots``, ``generation 2``, ``parent 123``, ``leaves``).
+        name: what was compared, for people (``roots``, ``generation 2``, ``parent 123``, ``leaves``).
         candidates: the fused ranking, best first (dense rank, sparse rank, fused score, cosine).
         curve: the scores the knee read (empty when no knee was used).
         knee_index: 0-based index of the knee in ``curve`` (None: no knee found or none used).
@@ -78,6 +93,8 @@ class Step:
         eliminated: ids it dropped, by the cut or by parent/child suppression.
         ms: milliseconds of this step (a generation's Qdrant call is shared by its steps).
         call: which Qdrant call of the search ranked it (steps of one generation share a call).
+        kind: what was ranked (see ``StepKind``).
+        node_id: the node the ranking is about (the parent of a ``PARENT`` step), else None.
     """
 
     name: str
@@ -89,10 +106,21 @@ class Step:
     eliminated: list[int] = field(default_factory=list)
     ms: float = 0.0
     call: int = 0
+    kind: StepKind = StepKind.RANKING
+    node_id: int | None = None
+
+    def keep(self, kept: Sequence[Candidate]) -> list[Candidate]:
+        """Record the candidates the strategy kept from this ranking; every other one is eliminated (by the
+        knee cut, by parent/child suppression, or not followed). Returns ``kept``."""
+        ids = {c.id for c in kept}
+        self.kept = [c.id for c in kept]
+        self.eliminated = [c.id for c in self.candidates if c.id not in ids]
+        return list(kept)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["candidates"] = [asdict(c) for c in self.candidates]
+        data["kind"] = self.kind.value
         return data
 
 
@@ -158,14 +186,22 @@ class SearchContext:
     params: SearchParams
     calls: int = 0
 
-    def rank(self, scopes: Sequence[Scope], names: Sequence[str]) -> list[Step]:
-        """Rank every scope in one Qdrant call; one step per scope."""
+    def rank(
+        self,
+        scopes: Sequence[Scope],
+        kind: StepKind,
+        names: Sequence[str],
+        node_ids: Sequence[int] | None = None,
+    ) -> list[Step]:
+        """Rank every scope in one Qdrant call; one step per scope, of ``kind``, named ``names`` (and about
+        ``node_ids``, when given)."""
         rankings, ms = self.store.rank(self.query, scopes, self.params.rrf_k)
         self.calls += 1
         share = ms / max(1, len(rankings))
+        about = list(node_ids) if node_ids is not None else [None] * len(rankings)
         return [
-            Step(name=name, candidates=ranking, ms=share, call=self.calls)
-            for name, ranking in zip(names, rankings)
+            Step(name, ranking, ms=share, call=self.calls, kind=kind, node_id=node_id)
+            for name, ranking, node_id in zip(names, rankings, about, strict=True)
         ]
 
     def add_cosines(self, step: Step) -> None:
@@ -184,7 +220,7 @@ class SearchContext:
 
     def knee_cut(self, step: Step, cap: int | None = None) -> list[Candidate]:
         """Cut a step's ranking at the knee of its score curve (fused RRF or dense cosine), keeping at most
-        ``max_keep`` (and ``cap``) items; records the cut."""
+        ``max_keep`` (and ``cap``) items; records the cut and what it kept."""
         p = self.params
         if p.score_source == "dense":
             self.add_cosines(step)
@@ -195,32 +231,34 @@ class SearchContext:
         most = min(limits) if limits else None
         result = find_knee(curve, p.knee_method, p.sensitivity, min(p.min_keep, len(curve), *limits), most)
         step.curve, step.knee_index, step.cut = curve, result.knee_index, result.keep
-        kept = step.candidates[: result.keep]
-        step.eliminated = [c.id for c in step.candidates[result.keep :]]
-        return kept
+        return step.keep(step.candidates[: result.keep])
 
 
 class Strategy(Protocol):
-    """A search strategy: one module each under ``drag_core/search``, registered in ``STRATEGIES``."""
+    """A search strategy: one module each under ``drag_core/search``, registered in ``STRATEGIES``.
+
+    Attributes:
+        name: the strategy's name.
+        params: the ``SearchParams`` fields it reads (Compare reruns it only when one of them changes).
+    """
 
     name: str
+    params: tuple[str, ...]
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         """The final candidates (best first) and the steps that led to them."""
         ...
 
 
-def suppress(ranking: Sequence[Candidate], width: int | None) -> tuple[list[Candidate], list[int]]:
+def suppress(ranking: Sequence[Candidate], width: int | None) -> list[Candidate]:
     """Walk a ranking best first: a node survives unless its parent or one of its children already survived;
-    stop after ``width`` survivors (None: no limit). Returns the survivors and the eliminated ids."""
+    stop after ``width`` survivors (None: no limit). Returns the survivors."""
     survivors: list[Candidate] = []
     alive: set[int] = set()
-    eliminated: list[int] = []
     for candidate in ranking:
         related = candidate.parent_id in alive or any(child in alive for child in candidate.child_ids)
         if related or (width is not None and len(survivors) >= width):
-            eliminated.append(candidate.id)
             continue
         survivors.append(candidate)
         alive.add(candidate.id)
-    return survivors, eliminated
+    return survivors

@@ -4,7 +4,7 @@ beam stops changing or ``max_iterations`` generations have run."""
 
 from __future__ import annotations
 
-from drag_core.search.base import ROOT_POOL, SearchContext, Step, suppress
+from drag_core.search.base import ROOT_POOL, SearchContext, Step, StepKind, suppress
 from drag_core.store import Candidate, Scope
 
 
@@ -12,25 +12,28 @@ class Beam:
     """Fixed-width beam over the tree, with parent/child suppression."""
 
     name = "beam"
+    params = ("roots", "beam_width", "max_iterations", "rrf_k")
 
-    def select(self, ctx: SearchContext, step: Step, width: int) -> list[Candidate]:
-        """Survivors of one ranking (``adaptive`` cuts at the knee first)."""
-        survivors, eliminated = suppress(step.candidates, width)
-        step.kept, step.eliminated = [c.id for c in survivors], eliminated
-        return survivors
+    @staticmethod
+    def select(step: Step, width: int) -> list[Candidate]:
+        """The survivors of one ranking under parent/child suppression, at most ``width``; recorded on the
+        step."""
+        return step.keep(suppress(step.candidates, width))
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         p = ctx.params
-        (roots,) = ctx.rank([Scope(kind="roots", limit=ROOT_POOL)], ["roots"])
-        beam = self.select(ctx, roots, min(p.roots, p.beam_width))
+        (roots,) = ctx.rank([Scope(kind="roots", limit=ROOT_POOL)], StepKind.ROOTS, ["roots"])
+        beam = self.select(roots, min(p.roots, p.beam_width))
         steps = [roots]
         for generation in range(1, p.max_iterations + 1):
             if not any(c.child_ids for c in beam):
                 break
             ids = tuple(dict.fromkeys(i for c in beam for i in (c.id, *c.child_ids)))
-            (step,) = ctx.rank([Scope(ids=ids, limit=len(ids))], [f"generation {generation}"])
+            (step,) = ctx.rank(
+                [Scope(ids=ids, limit=len(ids))], StepKind.GENERATION, [f"generation {generation}"]
+            )
             steps.append(step)
-            survivors = self.select(ctx, step, p.beam_width)
+            survivors = self.select(step, p.beam_width)
             if {c.id for c in survivors} == {c.id for c in beam}:
                 beam = survivors
                 break

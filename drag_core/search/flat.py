@@ -4,7 +4,7 @@ ranking cut at its knee."""
 
 from __future__ import annotations
 
-from drag_core.search.base import FUSION_DEPTH, SearchContext, Step
+from drag_core.search.base import FUSION_DEPTH, KNEE_PARAMS, SearchContext, Step, StepKind
 from drag_core.store import DENSE, SPARSE, Candidate, Scope
 
 
@@ -17,25 +17,25 @@ class Flat:
         using: the named vectors ranked (one vector: its own order, as Qdrant scores it).
     """
 
+    params = ("top_k", "rrf_k")
+
     def __init__(self, name: str = "flat", using: tuple[str, ...] = (DENSE, SPARSE)) -> None:
         self.name = name
         self.using = using
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         scope = Scope(kind="leaves", limit=ctx.params.top_k, using=self.using, depth=FUSION_DEPTH)
-        (step,) = ctx.rank([scope], ["leaves"])
-        step.kept = [c.id for c in step.candidates]
-        return step.candidates, [step]
+        (step,) = ctx.rank([scope], StepKind.LEAVES, ["leaves"])
+        return step.keep(step.candidates), [step]
 
 
 class FlatKnee:
     """The top ``knee_pool`` leaves cut at the knee of their score curve."""
 
     name = "flat-knee"
+    params = ("knee_pool", "rrf_k", *KNEE_PARAMS)
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         scope = Scope(kind="leaves", limit=ctx.params.knee_pool, depth=FUSION_DEPTH)
-        (step,) = ctx.rank([scope], ["leaves"])
-        kept = ctx.knee_cut(step)
-        step.kept = [c.id for c in kept]
-        return kept, [step]
+        (step,) = ctx.rank([scope], StepKind.LEAVES, ["leaves"])
+        return ctx.knee_cut(step), [step]
