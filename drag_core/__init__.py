@@ -2,12 +2,15 @@
 
 from drag_core.config import Settings
 from drag_core.engine import DocumentInfo, Engine
+from drag_core.errors import DragError
 from drag_core.ingest import IngestReport, ProgressEvent
-from drag_core.search import STRATEGIES, SearchParams, SearchResult
+from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams, SearchResult
 
 __all__ = [
+    "DEFAULT_STRATEGIES",
     "STRATEGIES",
     "DocumentInfo",
+    "DragError",
     "Engine",
     "IngestReport",
     "ProgressEvent",

@@ -1,22 +1,21 @@
-"""What the Streamlit pages need besides drawing: configuration from the environment and secrets, the
-bundled sample, upload bookkeeping, progress text, a settings description free of secrets, and answers.
+"""What the Streamlit pages need besides drawing: the bundled sample, upload bookkeeping, progress text, a
+settings description free of secrets, and answers (settings themselves are read by ``config``).
 
 No Streamlit here, so all of it is testable on its own.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from drag_core.config import Settings
+from drag_core.config import LLMConfig, Settings
 from drag_core.engine import DocumentInfo
 from drag_core.ingest import STAGES, IngestReport, ProgressEvent
-from drag_core.llm import LLMConfig, answer_question, citation, make_client
+from drag_core.llm import answer_question, citation, make_client
 from drag_core.loading import clean_file_name, document_id
 from drag_core.types import Node
 
@@ -25,30 +24,12 @@ SAMPLE_TITLE = "R Data Import/Export (R manual, 41 pages)"
 SAMPLE_QUERY = "How do I read a CSV file?"
 UPLOAD_TYPES = ("pdf", "txt", "md")
 
-#: Variables only the app reads (the core's are in ``drag_core.config.ENV_VARS``).
-APP_ENV_VARS: dict[str, str] = {
-    "DRAG_SAMPLE": "`auto` (default): when the app starts on an empty index it indexes the bundled sample "
-    "document; `off`: start empty (the Upload page still offers the sample in one click)",
-}
-
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
-def app_env(secrets: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment with the top-level values of Streamlit secrets laid over it (secrets win).
-
-    Only scalar secrets count (``DRAG_LLM_API_KEY = "..."``); tables are left alone.
-    """
-    env = dict(os.environ if environ is None else environ)
-    for key, value in secrets.items():
-        if isinstance(value, str | int | float | bool):
-            env[str(key)] = str(value)
-    return env
-
-
 def sample_on_start(env: Mapping[str, str]) -> bool:
-    """Whether an empty index gets the bundled sample when the app starts."""
-    return env.get("DRAG_SAMPLE", "auto").strip().lower() != "off" and SAMPLE_PDF.is_file()
+    """Whether an empty index gets the bundled sample when the app starts (``DRAG_SAMPLE``)."""
+    return Settings.from_env(env).sample_on_start and SAMPLE_PDF.is_file()
 
 
 def unchanged_report(documents: Sequence[DocumentInfo], name: str, data: bytes) -> IngestReport | None:

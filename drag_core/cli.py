@@ -12,11 +12,11 @@ import sys
 from collections.abc import Callable, Sequence
 
 from drag_core.engine import Engine
+from drag_core.errors import DragError
 from drag_core.ingest import ProgressEvent
 from drag_core.knee import KNEE_METHODS
-from drag_core.search import STRATEGIES, SearchParams
-from drag_core.search.base import SCORE_SOURCES
-from drag_core.store import StoreError
+from drag_core.search import SCORE_SOURCES, STRATEGIES, SearchParams
+from drag_core.text import page_span
 
 Command = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Command] = {}
@@ -73,7 +73,7 @@ def _search(args: argparse.Namespace) -> int:
         f"{result.strategy}: {len(result.nodes)} nodes, {len(result.pages)} pages, {result.latency_ms:.0f} ms"
     )
     for node in result.nodes:
-        span = f"p.{node.page_start}" + (f"–{node.page_end}" if node.page_end != node.page_start else "")
+        span = page_span(node.page_start, node.page_end)
         print(f"  {result.scores.get(node.id, 0):.4f}  {node.file_name} {span} (level {node.level})")
         print(f"      {node.summary[:160]}")
     return 0 if result.nodes else 1
@@ -102,7 +102,9 @@ def _tree(args: argparse.Namespace) -> int:
 
     def show(node_id: int, depth: int) -> None:
         n = by_id[node_id]
-        print(f"{'  ' * depth}[{n.level}] p.{n.page_start}–{n.page_end} #{n.id}: {', '.join(n.keywords[:6])}")
+        print(
+            f"{'  ' * depth}[{n.level}] {page_span(n.page_start, n.page_end)} #{n.id}: {', '.join(n.keywords[:6])}"
+        )
         for child in n.child_ids:
             show(child, depth + 1)
 
@@ -168,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except StoreError as error:
+    except DragError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except (KeyError, ValueError) as error:

@@ -1,7 +1,10 @@
-"""Settings from the environment (or from a mapping the app builds from Streamlit secrets).
+"""Settings from the environment (or from a mapping the app builds from Streamlit secrets): the only module
+that reads environment variables.
 
-Every variable is listed in ``ENV_VARS`` with its meaning; the README's configuration table is built from it.
-Secrets (API keys) are kept out of ``repr`` and never logged.
+``Settings`` (the index, the models, the app and the evaluation) and ``LLMConfig`` (the LLM endpoint) are read
+here, once per call of their ``from_env``. Every variable is listed in ``ENV_VARS`` with its meaning; the
+README's configuration table equals it (``tests/test_docs.py``). Secrets (API keys) are kept out of ``repr``
+and never logged.
 """
 
 from __future__ import annotations
@@ -10,12 +13,19 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 from drag_core.fusion import DEFAULT_RRF_K
 
 DEFAULT_STORE = "./data/qdrant"
 DEFAULT_DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
+DEFAULT_MODEL_DIR = Path("./models")
+DEFAULT_EVAL_DIR = Path("data/eval")
+DEFAULT_EVAL_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_MODEL = "gpt-4o-mini"
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,12 @@ ENV_VARS: dict[str, str] = {
     "DRAG_LLM_CONCURRENCY": "parallel LLM requests during ingestion (default 4)",
     "DRAG_LLM_MAX_RETRIES": "retries per LLM request before the node falls back to the offline summariser (default 3)",
     "DRAG_MAX_FILE_MB": "largest file accepted (default 200)",
+    "DRAG_SAMPLE": "`auto` (default): when the app starts on an empty index it indexes the bundled sample "
+    "document; `off`: start empty (the Upload page still offers the sample in one click)",
+    "DRAG_EVAL_DIR": f"folder of the evaluation indexes, one per data set and vector policy (default `{DEFAULT_EVAL_DIR}`)",
+    "DRAG_EVAL_DATA": "folder the Evaluate page lists data sets from (default `../shared/data`)",
+    "DRAG_SHARED": "tests only: the shared data folder (default `../shared`)",
+    "HF_HUB_OFFLINE": "set to 1 by the scripts: no model hub is ever contacted",
 }
 
 
@@ -85,6 +101,9 @@ class Settings:
         cache_path: SQLite file of cached descriptions (None: no cache).
         rrf_k: default classic RRF constant.
         max_file_bytes: largest file accepted.
+        sample_on_start: the app indexes the bundled sample when it starts on an empty index.
+        eval_dir: folder of the evaluation indexes.
+        eval_data: folder the Evaluate page lists data sets from.
     """
 
     store: str = DEFAULT_STORE
@@ -99,6 +118,9 @@ class Settings:
     cache_path: Path | None = None
     rrf_k: int = DEFAULT_RRF_K
     max_file_bytes: int = 200 * 1024 * 1024
+    sample_on_start: bool = True
+    eval_dir: Path = DEFAULT_EVAL_DIR
+    eval_data: Path = DEFAULT_EVAL_DATA
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -112,7 +134,7 @@ class Settings:
             "qdrant_url": env.get("QDRANT_URL") or None,
             "qdrant_api_key": env.get("QDRANT_API_KEY") or None,
             "collection": env.get("DRAG_COLLECTION") or "drag_nodes",
-            "model_dir": Path(env.get("DRAG_MODEL_DIR") or "./models"),
+            "model_dir": Path(env.get("DRAG_MODEL_DIR") or DEFAULT_MODEL_DIR),
             "dense_model": env.get("DRAG_DENSE_MODEL") or DEFAULT_DENSE_MODEL,
             "sparse_model": env.get("DRAG_SPARSE_MODEL") or DEFAULT_SPARSE_MODEL,
             "bm25": Bm25Params(
@@ -123,6 +145,9 @@ class Settings:
             "cache_path": Path(cache) if cache else default_cache_path(store),
             "rrf_k": int(env.get("DRAG_RRF_K") or DEFAULT_RRF_K),
             "max_file_bytes": int(float(env.get("DRAG_MAX_FILE_MB") or 200) * 1024 * 1024),
+            "sample_on_start": env.get("DRAG_SAMPLE", "auto").strip().lower() != "off",
+            "eval_dir": Path(env.get("DRAG_EVAL_DIR") or DEFAULT_EVAL_DIR),
+            "eval_data": Path(env.get("DRAG_EVAL_DATA") or DEFAULT_EVAL_DATA),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
@@ -133,3 +158,72 @@ def default_cache_path(store: str) -> Path | None:
     if store == ":memory:":
         return None
     return Path(store).parent / "description-cache.sqlite"
+
+
+def app_env(secrets: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment with the top-level values of Streamlit secrets laid over it (secrets win).
+
+    Only scalar secrets count (``DRAG_LLM_API_KEY = "..."``); tables are left alone.
+    """
+    env = dict(os.environ if environ is None else environ)
+    for key, value in secrets.items():
+        if isinstance(value, str | int | float | bool):
+            env[str(key)] = str(value)
+    return env
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """Where and how to call an OpenAI-compatible endpoint. ``api_key`` is left out of the repr."""
+
+    base_url: str = DEFAULT_BASE_URL
+    model: str = DEFAULT_MODEL
+    api_key: str | None = field(default=None, repr=False)
+    timeout_s: float = 60.0
+    max_retries: int = 3
+    concurrency: int = 4
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> LLMConfig | None:
+        """Configuration from ``DRAG_LLM_*`` (or ``OPENAI_*``) variables; None when neither a base URL nor
+        an API key is set (offline)."""
+        env = os.environ if env is None else env
+        base_url = _env(env, "DRAG_LLM_BASE_URL") or _env(env, "OPENAI_BASE_URL")
+        api_key = _env(env, "DRAG_LLM_API_KEY") or _env(env, "OPENAI_API_KEY")
+        if not base_url and not api_key:
+            return None
+        return cls(
+            base_url=base_url or DEFAULT_BASE_URL,
+            model=_env(env, "DRAG_LLM_MODEL") or DEFAULT_MODEL,
+            api_key=api_key,
+            timeout_s=_env_number(env, "DRAG_LLM_TIMEOUT", 60.0, float),
+            max_retries=int(_env_number(env, "DRAG_LLM_MAX_RETRIES", 3, int, minimum=0)),
+            concurrency=int(_env_number(env, "DRAG_LLM_CONCURRENCY", 4, int)),
+        )
+
+    @property
+    def host(self) -> str:
+        """``host[:port]`` of the base URL, without any user info."""
+        parts = urlsplit(self.base_url)
+        host = parts.hostname or self.base_url
+        return f"{host}:{parts.port}" if parts.port else host
+
+
+def _env(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name, "").strip()
+    return value or None
+
+
+def _env_number(
+    env: Mapping[str, str], name: str, default: float, kind: type, minimum: float = 1e-9
+) -> float:
+    raw = _env(env, name)
+    if raw is None:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from None
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum:g}, got {raw!r}")
+    return value

@@ -2,7 +2,9 @@
 
 Dense: all-MiniLM-L6-v2 from the local model folder (see ``model_files``); any other fastembed model name is
 loaded the normal (online) way. Sparse: BM25 term weights (``Qdrant/bm25``) with the stop-word list kept in
-the project, so nothing is downloaded; Qdrant applies IDF at query time.
+the project, so nothing is downloaded; Qdrant applies IDF at query time. The Snowball stemmer (the
+``py_rust_stemmers`` one fastembed uses) is ours and handed to fastembed, so ``bm25_tokens`` counts exactly
+the terms the vectors weigh, through public APIs only.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from drag_core.config import DEFAULT_BM25, DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_M
 from drag_core.text import ENGLISH_STOPWORDS
 
 BATCH_SIZE = 32
+#: Longer tokens are dropped (fastembed's default, set explicitly so ``bm25_tokens`` drops the same).
+TOKEN_MAX_LENGTH = 40
 
 
 @dataclass(frozen=True)
@@ -48,11 +52,13 @@ class Embedder:
         bm25: Bm25Params = DEFAULT_BM25,
     ) -> None:
         from fastembed import SparseTextEmbedding, TextEmbedding
+        from py_rust_stemmers import SnowballStemmer
 
         self.dense_model = dense_model
         self.sparse_model = sparse_model
         self.bm25 = bm25
         self._lock = threading.Lock()
+        self._stemmer = SnowballStemmer("english")
         if dense_model == DEFAULT_DENSE_MODEL:
             from drag_core.model_files import (
                 DENSE_MODEL_NAME,
@@ -73,6 +79,8 @@ class Embedder:
                 sparse_model,
                 specific_model_path=str(bm25_dir),
                 stopwords=set(ENGLISH_STOPWORDS),
+                stemmer=self._stemmer,
+                token_max_length=TOKEN_MAX_LENGTH,
                 k=bm25.k1,
                 b=bm25.b,
                 avg_len=bm25.avg_len,
@@ -92,13 +100,24 @@ class Embedder:
 
     def bm25_tokens(self, texts: Sequence[str]) -> list[list[str]]:
         """Each text as the BM25 model sees it (stemmed terms, stop words dropped): the terms weighted, and the
-        length ``Bm25Params.avg_len`` averages."""
-        from fastembed.common.utils import remove_non_alphanumeric
+        length ``Bm25Params.avg_len`` averages. The same steps as fastembed's Bm25, with the same stemmer,
+        stop words and length limit."""
+        from fastembed.common.utils import get_all_punctuation, remove_non_alphanumeric
+        from fastembed.sparse.utils.tokenizer import SimpleTokenizer
 
         if self.sparse_model != DEFAULT_SPARSE_MODEL:
             raise ValueError(f"BM25 tokens need {DEFAULT_SPARSE_MODEL}, not {self.sparse_model}")
-        bm25 = self._sparse.model  # fastembed's Bm25: the tokenizer and stemmer that build the vectors
-        return [bm25._stem(bm25.tokenizer.tokenize(remove_non_alphanumeric(t))) for t in texts]
+        punctuation = set(get_all_punctuation())
+        terms = []
+        for text in texts:
+            tokens = SimpleTokenizer.tokenize(remove_non_alphanumeric(text))
+            kept = (
+                t.lower()
+                for t in tokens
+                if t not in punctuation and t.lower() not in ENGLISH_STOPWORDS and len(t) <= TOKEN_MAX_LENGTH
+            )
+            terms.append([stem for stem in map(self._stemmer.stem_word, kept) if stem])
+        return terms
 
     def dense(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length dense vectors, one row per text."""

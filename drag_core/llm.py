@@ -11,21 +11,20 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import random
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import openai
 
+from drag_core.config import LLMConfig
+from drag_core.errors import DragError
+from drag_core.text import page_span
+
 log = logging.getLogger(__name__)
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_MODEL = "gpt-4o-mini"
 BACKOFF_BASE_S = 0.5
 BACKOFF_CAP_S = 30.0
 RETRYABLE_STATUS = frozenset({408, 409, 429})
@@ -55,68 +54,12 @@ SUMMARY_SCHEMA: dict[str, Any] = {
 }
 
 
-class LLMError(RuntimeError):
+class LLMError(DragError):
     """The LLM call failed after all attempts; ``reason`` is one line, free of secrets."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-@dataclass(frozen=True)
-class LLMConfig:
-    """Where and how to call an OpenAI-compatible endpoint. ``api_key`` is left out of the repr."""
-
-    base_url: str = DEFAULT_BASE_URL
-    model: str = DEFAULT_MODEL
-    api_key: str | None = field(default=None, repr=False)
-    timeout_s: float = 60.0
-    max_retries: int = 3
-    concurrency: int = 4
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> LLMConfig | None:
-        """Configuration from ``DRAG_LLM_*`` (or ``OPENAI_*``) variables; None when neither a base URL nor
-        an API key is set (offline)."""
-        base_url = _env(env, "DRAG_LLM_BASE_URL") or _env(env, "OPENAI_BASE_URL")
-        api_key = _env(env, "DRAG_LLM_API_KEY") or _env(env, "OPENAI_API_KEY")
-        if not base_url and not api_key:
-            return None
-        return cls(
-            base_url=base_url or DEFAULT_BASE_URL,
-            model=_env(env, "DRAG_LLM_MODEL") or DEFAULT_MODEL,
-            api_key=api_key,
-            timeout_s=_env_number(env, "DRAG_LLM_TIMEOUT", 60.0, float),
-            max_retries=int(_env_number(env, "DRAG_LLM_MAX_RETRIES", 3, int, minimum=0)),
-            concurrency=int(_env_number(env, "DRAG_LLM_CONCURRENCY", 4, int)),
-        )
-
-    @property
-    def host(self) -> str:
-        """``host[:port]`` of the base URL, without any user info."""
-        parts = urlsplit(self.base_url)
-        host = parts.hostname or self.base_url
-        return f"{host}:{parts.port}" if parts.port else host
-
-
-def _env(env: Mapping[str, str], name: str) -> str | None:
-    value = env.get(name, "").strip()
-    return value or None
-
-
-def _env_number(
-    env: Mapping[str, str], name: str, default: float, kind: type, minimum: float = 1e-9
-) -> float:
-    raw = _env(env, name)
-    if raw is None:
-        return default
-    try:
-        value = kind(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number, got {raw!r}") from None
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum:g}, got {raw!r}")
-    return value
 
 
 def make_client(cfg: LLMConfig) -> openai.OpenAI:
@@ -376,8 +319,7 @@ ANSWER_SYSTEM = (
 
 def citation(file_name: str, page_start: int, page_end: int) -> str:
     """``[file p.X]`` or ``[file p.X–Y]``."""
-    pages = f"{page_start}" if page_start == page_end else f"{page_start}–{page_end}"
-    return f"[{file_name} p.{pages}]"
+    return f"[{file_name} {page_span(page_start, page_end)}]"
 
 
 def answer_question(

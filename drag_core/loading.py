@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from drag_core.errors import DragError
 from drag_core.types import Page
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ _BOMS = (
 )
 
 
-class LoadError(Exception):
+class LoadError(DragError):
     """A file that cannot be turned into pages; ``str(error)`` is a one-line reason."""
 
 

@@ -29,6 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from drag_core.config import Settings
+from drag_core.errors import DragError
+
 logger = logging.getLogger(__name__)
 
 DENSE_MODEL_NAME = "drag/all-MiniLM-L6-v2-onnx"
@@ -39,7 +42,6 @@ DENSE_DIM = 384
 ONNX_FILE = "model.onnx"
 MAX_SEQ_LENGTH = 256
 """all-MiniLM-L6-v2 was trained on 256 word pieces (sentence-transformers ``max_seq_length``)."""
-MODEL_DIR_ENV = "DRAG_MODEL_DIR"
 
 MANIFEST_FILE = "drag_model.json"
 BUILDER_VERSION = 3
@@ -59,7 +61,7 @@ ONNX_OPSET = 17
 _SAFETENSORS_DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4"}
 
 
-class ModelFilesError(RuntimeError):
+class ModelFilesError(DragError):
     """The model folder cannot be built (a package or file is missing or invalid)."""
 
 
@@ -95,7 +97,7 @@ def int8_onnx_path() -> Path:
 
 def default_model_root() -> Path:
     """Root folder of local models: ``$DRAG_MODEL_DIR`` or ``./models``."""
-    return Path(os.environ.get(MODEL_DIR_ENV) or "models")
+    return Settings.from_env().model_dir
 
 
 def default_dense_model_dir() -> Path:

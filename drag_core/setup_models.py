@@ -15,7 +15,6 @@ from pathlib import Path
 from drag_core.model_files import (
     DENSE_MODEL_NAME,
     DENSE_MODEL_SUBDIR,
-    MODEL_DIR_ENV,
     ModelFilesError,
     default_model_root,
     is_dense_model_dir,
@@ -28,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     """Build the dense model folder and print one line saying what was done."""
     parser = argparse.ArgumentParser(prog="python -m drag_core.setup_models", description=__doc__)
     parser.add_argument(
-        "--dir", type=Path, default=None, help=f"model root folder (default: ${MODEL_DIR_ENV} or ./models)"
+        "--dir", type=Path, default=None, help="model root folder (default: $DRAG_MODEL_DIR or ./models)"
     )
     parser.add_argument("--force", action="store_true", help="rebuild even if the folder is already valid")
     args = parser.parse_args(argv)

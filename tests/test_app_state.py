@@ -10,7 +10,6 @@ from conftest import FINANCE
 
 from drag_core.app_state import (
     SAMPLE_PDF,
-    app_env,
     citations,
     describe_settings,
     escape_markdown,
@@ -20,10 +19,9 @@ from drag_core.app_state import (
     stale_warning,
     unchanged_report,
 )
-from drag_core.config import Bm25Params, Settings
+from drag_core.config import Bm25Params, LLMConfig, Settings, app_env
 from drag_core.engine import Engine
 from drag_core.ingest import STAGES, ProgressEvent
-from drag_core.llm import LLMConfig
 from drag_core.types import Node
 
 

@@ -1,4 +1,4 @@
-"""Streamlit glue shared by the pages (this file is not a page).
+"""Streamlit glue shared by the pages.
 
 One embedder and one engine per process (``st.cache_resource``: an embedded Qdrant folder takes one client
 per process; the engine's lock serialises the sessions' ingests and searches), per-user state in
@@ -16,7 +16,6 @@ import streamlit as st
 
 from drag_core.app_state import (
     SAMPLE_PDF,
-    app_env,
     escape_markdown,
     progress_fraction,
     progress_text,
@@ -24,12 +23,11 @@ from drag_core.app_state import (
     unchanged_report,
 )
 from drag_core.compare import Comparer, Comparison
-from drag_core.config import Bm25Params, Settings
+from drag_core.config import Bm25Params, LLMConfig, Settings, app_env
 from drag_core.embeddings import Embedder
 from drag_core.engine import DocumentInfo, Engine, default_summarizer
+from drag_core.errors import DragError
 from drag_core.ingest import IngestReport, ProgressEvent
-from drag_core.llm import LLMConfig
-from drag_core.store import StoreError
 
 KEPT = "kept_values"
 COMPARISON = "comparison"
@@ -75,7 +73,7 @@ def engine() -> Engine:
     key = repr(Settings.from_env(current))
     try:
         found = _engine(key, current)
-    except StoreError as error:
+    except DragError as error:
         st.error(f"The index cannot be opened: {escape_markdown(str(error))}")
         st.stop()
     with _first_start_lock:
