@@ -7,7 +7,7 @@ from conftest import FINANCE
 
 from drag_core.fusion import classic_rrf_score, qdrant_rrf_k
 from drag_core.search import SearchParams
-from drag_core.store import Scope
+from drag_core.store import Scope, ranking_requests
 
 
 def test_classic_k_maps_to_qdrants_zero_based_constant() -> None:
@@ -55,3 +55,13 @@ def test_search_params_carry_k_to_qdrant(small_index) -> None:
     (step,) = result.trace
     top = step.candidates[0]
     assert top.fused == pytest.approx(classic_rrf_score([top.dense_rank, top.sparse_rank], 10))
+
+
+def test_the_one_fused_request_carries_qdrants_k() -> None:
+    scope = Scope(kind="leaves", limit=5, depth=50, scoped_idf=True)
+    fused, dense, sparse = ranking_requests(scope, 60)
+    assert fused.rrf_k == qdrant_rrf_k(60) == 61
+    assert fused.limit == fused.depth == 50 and fused.using == ("dense", "sparse")
+    assert fused.idf == fused.where == scope.where()
+    assert dense.rrf_k is None and dense.using == ("dense",) and dense.idf is None
+    assert sparse.rrf_k is None and sparse.using == ("sparse",) and sparse.idf == scope.where()
