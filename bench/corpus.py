@@ -24,20 +24,18 @@ from pathlib import Path
 
 import numpy as np
 
+from drag_core.describe.cache import DescriptionCache
+from drag_core.describe.describer import Describer
+from drag_core.describe.extractive import ExtractiveSummarizer
+from drag_core.embeddings import Embedder, SparseVector
+from drag_core.loading import LoadedDocument, document_id
+from drag_core.store import NodeStore
+from drag_core.text import sentences
+from drag_core.tree import build_tree
+from drag_core.types import Node, Page
+from drag_core.vector_text import VectorPolicy, dense_vectors, sparse_texts
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # run as a script from anywhere
-
-from drag_core.describe.cache import DescriptionCache  # noqa: E402
-from drag_core.describe.describer import Describer  # noqa: E402
-from drag_core.describe.extractive import ExtractiveSummarizer  # noqa: E402
-from drag_core.embeddings import Embedder, SparseVector  # noqa: E402
-from drag_core.loading import LoadedDocument, document_id  # noqa: E402
-from drag_core.store import NodeStore  # noqa: E402
-from drag_core.text import sentences  # noqa: E402
-from drag_core.tree import build_tree  # noqa: E402
-from drag_core.types import Node, Page  # noqa: E402
-from drag_core.vector_text import VectorPolicy, dense_vectors, sparse_texts  # noqa: E402
-
 SCIFACT = REPO.parent / "shared" / "data" / "scifact"
 CACHE = REPO / "data" / "bench"
 ABSTRACTS_PER_DOCUMENT = 10

@@ -10,13 +10,9 @@ import argparse
 import os
 import random
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 import numpy as np
 from fastembed import TextEmbedding
@@ -40,6 +36,8 @@ _VOCABULARY_TEXT = (
     "results may be affected by competition regulation litigation acquisitions restructuring charges dividends "
     "repurchases quarter annual report statements balance sheet income statement consolidated subsidiaries"
 )
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub, ever (models load from local folders)
 VOCABULARY = _VOCABULARY_TEXT.split()
 
 

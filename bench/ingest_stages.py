@@ -17,25 +17,22 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from drag_core.config import Settings
+from drag_core.describe.extractive import ExtractiveSummarizer
+from drag_core.embeddings import Embedder
+from drag_core.engine import Engine
+from drag_core.ingest import STAGES
+from drag_core.parsing import PageCache, Parser
+from drag_core.types import Node
+from drag_core.vector_text import leaf_text, sparse_texts
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub, ever (models load from local folders)
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from drag_core.config import Settings  # noqa: E402
-from drag_core.describe.extractive import ExtractiveSummarizer  # noqa: E402
-from drag_core.embeddings import Embedder  # noqa: E402
-from drag_core.engine import Engine  # noqa: E402
-from drag_core.ingest import STAGES  # noqa: E402
-from drag_core.parsing import PageCache, Parser  # noqa: E402
-from drag_core.types import Node  # noqa: E402
-from drag_core.vector_text import leaf_text, sparse_texts  # noqa: E402
-
 FINANCE = REPO.parent / "shared" / "data" / "financebench-dev" / "docs"
 
 

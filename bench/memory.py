@@ -21,14 +21,13 @@ import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import REPO, corpus, fill, queries
 
-from corpus import REPO, corpus, fill, queries  # noqa: E402
+from drag_core.config import Settings
+from drag_core.embeddings import Embedder
+from drag_core.store import ENGINES, open_store
 
-from drag_core.config import Settings  # noqa: E402
-from drag_core.embeddings import Embedder  # noqa: E402
-from drag_core.store import ENGINES, open_store  # noqa: E402
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub, ever (models load from local folders)
 
 FINANCE = REPO.parent / "shared" / "data" / "financebench-dev" / "docs"
 

@@ -13,22 +13,20 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import REPO, corpus, fill, queries
 
-from corpus import REPO, corpus, fill, queries  # noqa: E402
+from drag_core.config import Settings
+from drag_core.describe.extractive import ExtractiveSummarizer
+from drag_core.embeddings import Embedder
+from drag_core.engine import Engine
+from drag_core.search import SearchParams
+from drag_core.store import ENGINES, open_store
 
-from drag_core.config import Settings  # noqa: E402
-from drag_core.describe.extractive import ExtractiveSummarizer  # noqa: E402
-from drag_core.embeddings import Embedder  # noqa: E402
-from drag_core.engine import Engine  # noqa: E402
-from drag_core.search import SearchParams  # noqa: E402
-from drag_core.store import ENGINES, open_store  # noqa: E402
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub, ever (models load from local folders)
 
 STRATEGIES = ("flat", "flat-knee", "branch", "beam", "adaptive")
 

@@ -1,10 +1,33 @@
-"""DRAG with KNEE: dynamic retrieval over a hierarchical summary tree in Qdrant, cut at knee points."""
+"""DRAG with KNEE: dynamic retrieval over a hierarchical summary tree in Qdrant, cut at knee points.
 
-from drag_core.config import Settings
-from drag_core.engine import DocumentInfo, Engine
-from drag_core.errors import DragError
-from drag_core.ingest import IngestReport, ProgressEvent
-from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams, SearchResult
+The names below are imported on first use (PEP 562), so ``import drag_core`` (and the CLI's ``--help``) does not
+load Qdrant, the models or the engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from drag_core.config import Settings
+    from drag_core.engine import DocumentInfo, Engine
+    from drag_core.errors import DragError
+    from drag_core.ingest import IngestReport, ProgressEvent
+    from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams, SearchResult
+
+_HOMES = {
+    "Settings": "drag_core.config",
+    "DocumentInfo": "drag_core.engine",
+    "Engine": "drag_core.engine",
+    "DragError": "drag_core.errors",
+    "IngestReport": "drag_core.ingest",
+    "ProgressEvent": "drag_core.ingest",
+    "DEFAULT_STRATEGIES": "drag_core.search",
+    "STRATEGIES": "drag_core.search",
+    "SearchParams": "drag_core.search",
+    "SearchResult": "drag_core.search",
+}
 
 __all__ = [
     "DEFAULT_STRATEGIES",
@@ -18,3 +41,9 @@ __all__ = [
     "SearchResult",
     "Settings",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'drag_core' has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOMES[name]), name)

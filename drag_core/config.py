@@ -66,7 +66,7 @@ ENV_VARS: dict[str, str] = {
     "DRAG_BM25_K1": "BM25 term-frequency saturation k1 (default 1.2); a change re-embeds documents on ingest",
     "DRAG_BM25_B": "BM25 length normalisation b (default 0.75)",
     "DRAG_BM25_AVG_LEN": "BM25 average document length in tokens (default 256)",
-    "DRAG_CACHE": "description cache file (default `<store>/../description-cache.sqlite`)",
+    "DRAG_CACHE": "description cache file (default `<store>/description-cache.sqlite`; the page cache `page-cache.sqlite` sits beside it)",
     "DRAG_RRF_K": f"classic RRF constant k in 1/(k + rank) (default {DEFAULT_RRF_K})",
     "DRAG_LLM_BASE_URL": "OpenAI-compatible endpoint (falls back to OPENAI_BASE_URL); unset = offline summariser",
     "DRAG_LLM_MODEL": "model name at that endpoint (default `gpt-4o-mini`)",
@@ -154,10 +154,11 @@ class Settings:
 
 
 def default_cache_path(store: str) -> Path | None:
-    """The description cache sits beside an embedded store; a throw-away store gets no cache file."""
+    """The description cache sits inside an embedded store's folder (the page cache beside it), so a store is
+    one folder; a throw-away store gets no cache file."""
     if store == ":memory:":
         return None
-    return Path(store).parent / "description-cache.sqlite"
+    return Path(store) / "description-cache.sqlite"
 
 
 def app_env(secrets: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, str]:

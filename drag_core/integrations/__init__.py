@@ -1,0 +1,1 @@
+"""Adapters that let other frameworks use DRAG with KNEE (each imports its framework only when used)."""
