@@ -84,7 +84,10 @@ def search_params(args: argparse.Namespace, env_defaults: dict[str, Any]) -> Sea
 
 def _strategies_epilog() -> str:
     width = max(map(len, STRATEGIES))
-    lines = [f"  {name:<{width}}  {strategy_description(s)}" for name, s in STRATEGIES.items()]
+    lines = [
+        f"  {name:<{width}}  {strategy_description(s)} (reads {', '.join(getattr(s, 'params', ()))})"
+        for name, s in STRATEGIES.items()
+    ]
     return "strategies:\n" + "\n".join(lines)
 
 
