@@ -27,7 +27,7 @@ def strategy_description(strategy: object) -> str:
     """One line on what a strategy does: its ``description``, else its class docstring's first line."""
     text = getattr(strategy, "description", None) or (type(strategy).__doc__ or "").strip()
     first = " ".join(text.split("\n\n")[0].split())
-    return re.sub(r"``([^`]*)``", r"\1", first)
+    return re.sub(r"``([^`]*)``", r"\1", first).rstrip(".")
 
 
 def field_help(cls: type) -> dict[str, str]:
