@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from drag_core.cli.output import console, docs_table, search_table, tree_lines
 from drag_core.cli.parser import search_params
@@ -16,7 +16,9 @@ from drag_core.cli.progress import IngestProgress
 
 if TYPE_CHECKING:
     from drag_core.engine import Engine
+    from drag_core.types import Node
 
+T = TypeVar("T")
 Command = Callable[[argparse.Namespace], int]
 COMMANDS: dict[str, Command] = {}
 
@@ -82,41 +84,54 @@ def search(args: argparse.Namespace) -> int:
     return 0 if result.nodes else 1
 
 
+def _read(
+    args: argparse.Namespace,
+    ask: Callable[[Engine], T],
+    as_json: Callable[[T], object],
+    show: Callable[[T], None],
+) -> int:
+    """Open the index, ask it one thing, close it, print the answer as JSON or for people."""
+    engine = open_engine(args)
+    try:
+        answer = ask(engine)
+    finally:
+        engine.close()
+    if args.json:
+        _print_json(as_json(answer))
+    else:
+        show(answer)
+    return 0
+
+
 @command("docs")
 def docs(args: argparse.Namespace) -> int:
-    engine = open_engine(args)
-    infos = engine.documents()
-    engine.close()
-    if args.json:
-        _print_json([d.__dict__ for d in infos])
-    else:
-        console().print(docs_table(infos))
-    return 0
+    return _read(
+        args,
+        lambda engine: engine.documents(),
+        lambda infos: [d.__dict__ for d in infos],
+        lambda infos: console().print(docs_table(infos)),
+    )
 
 
 @command("tree")
 def tree(args: argparse.Namespace) -> int:
-    engine = open_engine(args)
-    nodes = engine.tree(args.file)
-    engine.close()
-    if args.json:
-        _print_json([n.payload() for n in nodes])
-    else:
+    def show(nodes: list[Node]) -> None:
         print(f"{args.file}: {len(nodes)} nodes (pages, level, id, keywords)")
         print("\n".join(tree_lines(nodes)))
-    return 0
+
+    return _read(
+        args, lambda engine: engine.tree(args.file), lambda nodes: [n.payload() for n in nodes], show
+    )
 
 
 @command("remove")
 def remove(args: argparse.Namespace) -> int:
-    engine = open_engine(args)
-    removed = engine.remove(args.file)
-    engine.close()
-    if args.json:
-        _print_json({"file_name": args.file, "removed_nodes": removed})
-    else:
-        print(f"removed {args.file} ({removed} nodes)")
-    return 0
+    return _read(
+        args,
+        lambda engine: engine.remove(args.file),
+        lambda removed: {"file_name": args.file, "removed_nodes": removed},
+        lambda removed: print(f"removed {args.file} ({removed} nodes)"),
+    )
 
 
 @command("eval")
