@@ -118,6 +118,7 @@ class Engine:
             if self._embedder is None:
                 s = self.settings
                 self._embedder = Embedder(s.model_dir, s.dense_model, s.sparse_model, bm25=s.bm25)
+                self._query_embedder = None  # the full embedder answers queries from now on
         return self._embedder
 
     @property
