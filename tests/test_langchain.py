@@ -7,15 +7,12 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLE_PDF
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
 
 from drag_core.engine import Engine
+from drag_core.integrations.langchain import DragRetriever
 from drag_core.search import STRATEGIES, SearchParams
-
-pytest.importorskip("langchain_core")
-from langchain_core.documents import Document  # noqa: E402
-from langchain_core.retrievers import BaseRetriever  # noqa: E402
-
-from drag_core.integrations.langchain import DragRetriever  # noqa: E402
 
 QUERY = "How do I read a CSV file into a data frame?"
 

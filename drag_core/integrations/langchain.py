@@ -41,6 +41,8 @@ class DragRetriever(BaseRetriever):
         store: index folder or Qdrant server URL (None: DRAG_STORE / QDRANT_URL / ./data/qdrant).
         strategy: a name of ``drag_core.search.STRATEGIES`` (default ``adaptive``).
         params: the search knobs (given as keywords: ``DragRetriever(store=…, sensitivity=2.0)``).
+
+    ``engine=`` shares an open ``Engine`` (e.g. the app's) instead of opening ``store``.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
