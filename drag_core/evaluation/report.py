@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from drag_core.evaluation.metrics import paired_difference
-from drag_core.evaluation.runner import METRICS, Report, Summary
+from drag_core.evaluation.runner import BUDGET_METRICS, METRICS, Report, Summary
 
 COLUMNS = (
     ("recall@1", "R@1", "{:.3f}"),
@@ -20,8 +20,11 @@ COLUMNS = (
     ("tokens_returned", "tokens", "{:.0f}"),
     ("nonrelevant_discarded", "nonrel cut", "{:.2f}"),
     ("latency_ms", "ms", "{:.0f}"),
+    ("gain_vs_flat", "gain vs flat@pages", "{:+.3f}"),
+    ("doc_hit", "doc hit", "{:.2f}"),
+    ("flat_doc_hit", "flat@5 doc hit", "{:.2f}"),
 )
-WITH_INTERVAL = ("recall@5", "ndcg@10", "right_sized_recall", "pages_returned")
+WITH_INTERVAL = ("recall@5", "ndcg@10", "right_sized_recall", "pages_returned", "gain_vs_flat")
 
 
 def cell(summary: Summary, metric: str, fmt: str, interval: bool = False) -> str:
@@ -106,7 +109,7 @@ def summary_rows(report: Report) -> list[dict[str, object]]:
     rows = []
     for s in report.summaries:
         row: dict[str, object] = {"strategy": s.spec.label}
-        for metric in METRICS:
+        for metric in (*METRICS, *BUDGET_METRICS):
             row[metric] = s.means.get(metric)
             bounds = s.intervals.get(metric)
             if metric in WITH_INTERVAL and bounds:
