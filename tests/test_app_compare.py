@@ -14,7 +14,7 @@ from drag_core.search import STRATEGIES
 
 COMPARE = "pages/compare.py"
 QUERY = "What was net sales growth in the fourth quarter?"
-DEFAULT = ["flat", "branch", "beam", "adaptive"]
+DEFAULT = ["flat", "branch", "beam", "knee-beam", "adaptive"]
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from drag_core.describe.extractive import ExtractiveSummarizer
 from drag_core.engine import Engine
 from drag_core.knee import find_knee
 from drag_core.search import STRATEGIES, SearchParams
+from drag_core.search.base import suppress
 
 TOPICS = {
     "apples": "Apples grow in orchards; apple trees flower in spring and apples are picked in autumn. ",
@@ -199,3 +200,44 @@ def test_trace_steps_carry_their_kind_and_node_in_json(engine: Engine) -> None:
         assert step["node_id"] in [c["id"] for c in step["candidates"]]
     adaptive = engine.search("apples", "adaptive", SearchParams()).to_json()["trace"]
     assert [s["kind"] for s in adaptive] == ["seeds", "pages"]
+
+
+KNEE_BEAM_QUERIES = (
+    "Amcor supplemental indenture guarantee",
+    "PepsiCo senior notes",
+    "apples volcanoes violins",
+)
+
+
+def test_knee_beam_cuts_the_rrf_curve_at_its_knee_before_suppression(engine: Engine) -> None:
+    params = SearchParams(sensitivity=1.0, max_keep=None, score_source="dense")  # knee-beam reads RRF anyway
+    suppressed_inside_cut = 0
+    for query in KNEE_BEAM_QUERIES:
+        result = engine.search(query, "knee-beam", params)
+        beam = None
+        for step in result.trace:
+            assert step.curve == [c.fused for c in step.candidates]
+            expected = find_knee(step.curve, "kneedle", 1.0, 1, None)
+            assert (step.cut, step.knee_index) == (expected.keep, expected.knee_index)
+            if step.knee_index is not None:
+                assert step.cut == step.knee_index + 1  # the width is the knee
+            head = step.candidates[: step.cut]
+            survivors = suppress(head, None)
+            assert step.kept == [c.id for c in survivors], "suppression works on the cut head only"
+            assert set(step.kept) | set(step.eliminated) == {c.id for c in step.candidates}
+            suppressed_inside_cut += len(head) - len(survivors)
+            if beam is not None:  # each generation ranks the previous beam plus its children
+                assert {c.id for c in step.candidates} <= beam
+            beam = {i for c in survivors for i in (c.id, *c.child_ids)}
+        assert {n.id for n in result.nodes} == set(result.trace[-1].kept)
+    assert suppressed_inside_cut > 0, "a cut after suppression would have refilled these places from below"
+
+
+@pytest.mark.parametrize("cap", [1, 2])
+def test_knee_beam_stops_at_the_iteration_cap(engine: Engine, cap: int) -> None:
+    unlimited = engine.search("Amcor supplemental indenture guarantee", "knee-beam", SearchParams())
+    capped = engine.search(
+        "Amcor supplemental indenture guarantee", "knee-beam", SearchParams(max_iterations=cap)
+    )
+    assert len(capped.trace) == min(len(unlimited.trace), 1 + cap)  # roots + at most `cap` generations
+    assert [s.kept for s in capped.trace] == [s.kept for s in unlimited.trace[: len(capped.trace)]]

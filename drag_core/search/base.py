@@ -218,11 +218,12 @@ class SearchContext:
             for c in step.candidates
         ]
 
-    def knee_cut(self, step: Step, cap: int | None = None) -> list[Candidate]:
-        """Cut a step's ranking at the knee of its score curve (fused RRF or dense cosine), keeping at most
-        ``max_keep`` (and ``cap``) items; records the cut and what it kept."""
+    def knee_cut(self, step: Step, cap: int | None = None, source: str | None = None) -> list[Candidate]:
+        """Cut a step's ranking at the knee of its score curve (``source``, by default ``score_source``: fused
+        RRF or dense cosine), keeping at most ``max_keep`` (and ``cap``) items; records the cut and what it
+        kept."""
         p = self.params
-        if p.score_source == "dense":
+        if (source or p.score_source) == "dense":
             self.add_cosines(step)
             curve = sorted((c.dense_score or 0.0 for c in step.candidates), reverse=True)
         else:
