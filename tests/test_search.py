@@ -143,10 +143,10 @@ def test_adaptive_cuts_every_ranking_at_its_knee_before_suppression(engine: Engi
 
 def test_adaptive_roots_follow_the_knee_not_a_fixed_count(engine: Engine) -> None:
     narrow = engine.search(
-        "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=1.0, roots=10)
+        "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=1.0, roots=10, max_keep=10)
     )
     wide = engine.search(
-        "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=0.05, roots=10)
+        "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=0.05, roots=10, max_keep=10)
     )
     assert narrow.trace[0].cut <= wide.trace[0].cut
     assert narrow.trace[0].cut == find_knee(narrow.trace[0].curve, "chord", 1.0, 1, 10).keep
@@ -241,3 +241,20 @@ def test_knee_beam_stops_at_the_iteration_cap(engine: Engine, cap: int) -> None:
     )
     assert len(capped.trace) == min(len(unlimited.trace), 1 + cap)  # roots + at most `cap` generations
     assert [s.kept for s in capped.trace] == [s.kept for s in unlimited.trace[: len(capped.trace)]]
+
+
+def test_adaptive_span_merge_returns_the_parent_of_surviving_siblings(engine: Engine) -> None:
+    query = "PepsiCo senior notes indenture"
+    plain = engine.search(query, "adaptive", SearchParams(max_keep=10))
+    merged = engine.search(query, "adaptive", SearchParams(max_keep=10, span_merge=2))
+    siblings: dict[int, list[int]] = {}
+    for node in plain.nodes:
+        siblings.setdefault(node.parent_id, []).append(node.id)
+    spans = {parent for parent, ids in siblings.items() if len(ids) >= 2 and parent != -1}
+    assert spans, "the query should keep two pages of one parent"
+    returned = {n.id for n in merged.nodes}
+    assert spans <= returned
+    assert not any(n.parent_id in spans for n in merged.nodes)  # their pages are not returned again
+    others = [n.id for n in plain.nodes if n.parent_id not in spans]
+    assert [i for i in (n.id for n in merged.nodes) if i not in spans] == others
+    assert set(merged.trace[-1].kept) == spans
