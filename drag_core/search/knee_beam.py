@@ -24,6 +24,6 @@ class KneeBeam(Beam):
     name = "knee-beam"
     params = ("max_iterations", "rrf_k", "knee_method", "sensitivity", "min_keep", "max_keep")
 
-    def select(self, ctx: SearchContext, step: Step, width: int) -> list[Candidate]:
-        """Knee cut of the fused curve first, then suppression among what the cut kept (``width`` unused)."""
+    def select(self, ctx: SearchContext, step: Step, first: bool = False) -> list[Candidate]:
+        """Knee cut of the fused curve first, then suppression among what the cut kept (no fixed width)."""
         return step.keep(suppress(ctx.knee_cut(step, source=KNEE_SOURCE), None))
