@@ -36,7 +36,10 @@ RESULT = "evaluation_result"
 st.title("Evaluate strategies")
 st.caption(
     "Page recall, nDCG and MRR against labelled pages (or passages), pages and tokens returned, the share of "
-    "non-relevant candidates the knee cuts dropped, and latency — with bootstrap 95 % intervals."
+    "non-relevant candidates the knee cuts dropped, and latency — with bootstrap 95 % intervals. Every run is "
+    "also judged at its own page budget: the plot draws flat hybrid top-k (k = 1…20) under the runs, and "
+    "`gain_vs_flat` is a run's recall minus flat's at the run's mean pages (paired per query); `doc_hit` is the "
+    "share of questions whose own document was returned."
 )
 
 DATA = Settings.from_env(ui.env()).eval_data

@@ -14,7 +14,7 @@ from drag_core.search import STRATEGIES
 
 COMPARE = "pages/compare.py"
 QUERY = "What was net sales growth in the fourth quarter?"
-DEFAULT = ["flat", "branch", "beam", "adaptive"]
+DEFAULT = ["flat", "branch", "beam", "knee-beam", "adaptive"]
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ def test_moving_a_knee_slider_reruns_only_the_knee_strategies(compared) -> None:
     at.slider(key="sensitivity").set_value(4.0).run()
     no_exceptions(at)
     readers = [s for s in DEFAULT if "sensitivity" in STRATEGIES[s].params]
-    assert readers == ["adaptive"]
+    assert readers == ["knee-beam", "adaptive"]
     assert comparer.misses == len(DEFAULT) + len(readers)
     assert comparer.hits == len(DEFAULT) - len(readers)
     after = at.session_state["comparison"]

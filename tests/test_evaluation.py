@@ -17,6 +17,7 @@ from conftest import REPO
 from test_metrics import ranx_scores
 
 from drag_core.cli import main
+from drag_core.evaluation.budget import FLAT_DEPTH, FlatCurve, judge
 from drag_core.evaluation.datasets import PAGE_KIND, PASSAGE_KIND, load_dataset, passages
 from drag_core.evaluation.index import open_index
 from drag_core.evaluation.plots import per_query_figure, recall_vs_pages, sweep_figure
@@ -260,9 +261,9 @@ def test_sweep_comparisons_rows_and_plots(page_dataset: Path, page_engine) -> No
     rows = summary_rows(sweep.report)
     assert rows[1]["pages_returned"] == 12 and rows[1]["recall@5 95%"] == "0.500–1.000"
     assert [r["pages"].count(":") for r in query_rows(sweep.report)] == [1, 12, 1, 12]
-    figure = sweep_figure(sweep)
-    assert [list(t.x) for t in figure.data] == [[1, 12]]
-    assert len(recall_vs_pages(sweep.report).data) == 2
+    figure = sweep_figure(sweep)  # the flat top-k curve under the sweep's line
+    assert [list(t.x) for t in figure.data] == [list(range(1, FLAT_DEPTH + 1)), [1, 12]]
+    assert len(recall_vs_pages(sweep.report).data) == 3
     heat = per_query_figure(sweep.report).data[0]
     assert list(heat.y) == ["q1", "q2"] and [list(r) for r in heat.z] == [[0.5, 0.5], [1.0, 1.0]]
 
@@ -293,3 +294,45 @@ def test_cli_eval_measures_bm25_avg_len_on_the_corpus_and_keeps_that_index_apart
     assert manifest["sparse_model"] == f"Qdrant/bm25(k1=0.9,b=0.4,avg_len={avg_len:g})"
     assert main(["eval", str(page_dataset), "--strategies", "flat-sparse"]) == 0  # default constants
     assert len([p for p in (tmp_path / "tiny-pages").iterdir() if p.is_dir()]) == 2
+
+
+def test_flat_is_judged_level_with_itself_at_every_budget(page_dataset: Path, page_engine) -> None:
+    dataset = load_dataset(page_dataset)
+    specs = [parse_spec(s, SearchParams()) for s in ("flat:top_k=1", "flat", "flat:top_k=12", "flat-sparse")]
+    report = evaluate(page_engine, dataset, specs)
+    by_label = {s.spec.label: s for s in report.summaries}
+    for summary in report.summaries:  # flat top-k is a point of its own curve: no gain, interval [0, 0]
+        if summary.spec.strategy == "flat":
+            assert summary.means["gain_vs_flat"] == pytest.approx(0.0)
+            assert summary.intervals["gain_vs_flat"] == (pytest.approx(0.0), pytest.approx(0.0))
+            assert summary.means["flat_recall_at_pages"] == pytest.approx(summary.means["right_sized_recall"])
+    # BM25 returns one page, the right one: flat top-1 finds the same, q1 0.5 (one relevant page missing), q2 1
+    assert by_label["flat-sparse"].means["gain_vs_flat"] == pytest.approx(0.0)
+    assert by_label["flat-sparse"].means["flat_recall_at_pages"] == pytest.approx(0.75)
+    assert by_label["flat"].means["doc_hit"] == 1.0 and by_label["flat"].means["flat_doc_hit"] == 1.0
+    assert report.flat.recall["q1"][:3] == [0.0, 0.5, 0.5] and report.flat.recall["q2"][1] == 1.0
+    assert len(report.flat.recall["q1"]) == FLAT_DEPTH + 1
+    data = report.to_json()
+    assert data["flat_curve"]["depth"] == FLAT_DEPTH and data["flat_curve"]["doc_hit@5"] == 1.0
+    for label in by_label:
+        assert {"gain_vs_flat", "doc_hit", "flat_doc_hit", "flat_recall_at_pages"} <= set(
+            data["strategies"][label]
+        )
+        assert len(data["strategies"][label]["ci95"]["gain_vs_flat"]) == 2
+
+
+def test_gain_interpolates_each_query_between_its_floor_and_ceiling() -> None:
+    flat = FlatCurve()
+    flat.recall = {
+        "a": [0.0, 0.0, 1.0] + [1.0] * (FLAT_DEPTH - 2),
+        "b": [0.0, 0.5, 0.5] + [1.0] * (FLAT_DEPTH - 2),
+    }
+    flat.doc_hit = {"a": 1.0, "b": 0.0}
+    assert flat.at("a", 1.25) == pytest.approx(0.25) and flat.at("b", 0.5) == pytest.approx(0.25)
+    assert flat.at("a", 99) == 1.0 and flat.at("a", -1) == 0.0
+    verdict = judge({"a": 1.0, "b": 0.5}, 1.5, flat)  # flat at 1.5 pages: a 0.5, b 0.5
+    assert verdict.flat_recall == pytest.approx(0.5)
+    assert verdict.gain == pytest.approx((0.5 + 0.0) / 2)
+    assert verdict.interval == (pytest.approx(0.0), pytest.approx(0.5))
+    assert verdict.flat_doc_hit == 0.5
+    assert judge({"a": None}, 2.0, flat).gain is None

@@ -28,6 +28,7 @@ def test_evaluate_page_runs_strategies_on_a_data_set(open_app, tmp_path: Path) -
     assert list(summary["pages_returned"])[::2] == [5, 12]
     assert len(at.dataframe[1].value) == 2 * 3  # per query and run
     assert len(at.get("plotly_chart")) == 2
+    assert "gain_vs_flat" in summary and list(summary["gain_vs_flat"])[0] == 0  # flat is on its own curve
     assert (tmp_path / "eval" / "tiny-pages").is_dir()  # its own index, outside the app's
 
 

@@ -12,6 +12,7 @@ from drag_core.describe.extractive import ExtractiveSummarizer
 from drag_core.engine import Engine
 from drag_core.knee import find_knee
 from drag_core.search import STRATEGIES, SearchParams
+from drag_core.search.base import suppress
 
 TOPICS = {
     "apples": "Apples grow in orchards; apple trees flower in spring and apples are picked in autumn. ",
@@ -142,10 +143,10 @@ def test_adaptive_cuts_every_ranking_at_its_knee_before_suppression(engine: Engi
 
 def test_adaptive_roots_follow_the_knee_not_a_fixed_count(engine: Engine) -> None:
     narrow = engine.search(
-        "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=1.0, roots=10)
+        "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=1.0, roots=10, max_keep=10)
     )
     wide = engine.search(
-        "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=0.05, roots=10)
+        "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=0.05, roots=10, max_keep=10)
     )
     assert narrow.trace[0].cut <= wide.trace[0].cut
     assert narrow.trace[0].cut == find_knee(narrow.trace[0].curve, "chord", 1.0, 1, 10).keep
@@ -199,3 +200,61 @@ def test_trace_steps_carry_their_kind_and_node_in_json(engine: Engine) -> None:
         assert step["node_id"] in [c["id"] for c in step["candidates"]]
     adaptive = engine.search("apples", "adaptive", SearchParams()).to_json()["trace"]
     assert [s["kind"] for s in adaptive] == ["seeds", "pages"]
+
+
+KNEE_BEAM_QUERIES = (
+    "Amcor supplemental indenture guarantee",
+    "PepsiCo senior notes",
+    "apples volcanoes violins",
+)
+
+
+def test_knee_beam_cuts_the_rrf_curve_at_its_knee_before_suppression(engine: Engine) -> None:
+    params = SearchParams(sensitivity=1.0, max_keep=None, score_source="dense")  # knee-beam reads RRF anyway
+    suppressed_inside_cut = 0
+    for query in KNEE_BEAM_QUERIES:
+        result = engine.search(query, "knee-beam", params)
+        beam = None
+        for step in result.trace:
+            assert step.curve == [c.fused for c in step.candidates]
+            expected = find_knee(step.curve, "kneedle", 1.0, 1, None)
+            assert (step.cut, step.knee_index) == (expected.keep, expected.knee_index)
+            if step.knee_index is not None:
+                assert step.cut == step.knee_index + 1  # the width is the knee
+            head = step.candidates[: step.cut]
+            survivors = suppress(head, None)
+            assert step.kept == [c.id for c in survivors], "suppression works on the cut head only"
+            assert set(step.kept) | set(step.eliminated) == {c.id for c in step.candidates}
+            suppressed_inside_cut += len(head) - len(survivors)
+            if beam is not None:  # each generation ranks the previous beam plus its children
+                assert {c.id for c in step.candidates} <= beam
+            beam = {i for c in survivors for i in (c.id, *c.child_ids)}
+        assert {n.id for n in result.nodes} == set(result.trace[-1].kept)
+    assert suppressed_inside_cut > 0, "a cut after suppression would have refilled these places from below"
+
+
+@pytest.mark.parametrize("cap", [1, 2])
+def test_knee_beam_stops_at_the_iteration_cap(engine: Engine, cap: int) -> None:
+    unlimited = engine.search("Amcor supplemental indenture guarantee", "knee-beam", SearchParams())
+    capped = engine.search(
+        "Amcor supplemental indenture guarantee", "knee-beam", SearchParams(max_iterations=cap)
+    )
+    assert len(capped.trace) == min(len(unlimited.trace), 1 + cap)  # roots + at most `cap` generations
+    assert [s.kept for s in capped.trace] == [s.kept for s in unlimited.trace[: len(capped.trace)]]
+
+
+def test_adaptive_span_merge_returns_the_parent_of_surviving_siblings(engine: Engine) -> None:
+    query = "PepsiCo senior notes indenture"
+    plain = engine.search(query, "adaptive", SearchParams(max_keep=10))
+    merged = engine.search(query, "adaptive", SearchParams(max_keep=10, span_merge=2))
+    siblings: dict[int, list[int]] = {}
+    for node in plain.nodes:
+        siblings.setdefault(node.parent_id, []).append(node.id)
+    spans = {parent for parent, ids in siblings.items() if len(ids) >= 2 and parent != -1}
+    assert spans, "the query should keep two pages of one parent"
+    returned = {n.id for n in merged.nodes}
+    assert spans <= returned
+    assert not any(n.parent_id in spans for n in merged.nodes)  # their pages are not returned again
+    others = [n.id for n in plain.nodes if n.parent_id not in spans]
+    assert [i for i in (n.id for n in merged.nodes) if i not in spans] == others
+    assert set(merged.trace[-1].kept) == spans

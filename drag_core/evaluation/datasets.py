@@ -1,7 +1,7 @@
 """Evaluation data sets in the two formats of ``shared/data/README.md``.
 
-* Page data set: ``docs/`` (files to ingest), ``queries.jsonl`` (``_id``, ``text``; ``answer`` and ``doc`` are
-  never read), ``qrels.tsv`` (``query-id, file, page, score``, 1-based pages). The unit of relevance is a page.
+* Page data set: ``docs/`` (files to ingest), ``queries.jsonl`` (``_id``, ``text``; ``answer`` is never read,
+  ``doc`` only for the ``doc_hit`` diagnostic — no retriever sees it), ``qrels.tsv`` (``query-id, file, page, score``, 1-based pages). The unit of relevance is a page.
 * Passage data set (BEIR): ``corpus.jsonl.gz`` (``_id``, ``title``, ``text``), ``queries.jsonl``,
   ``qrels/<split>.tsv`` (``query-id, corpus-id, score``). Each passage becomes a one-page document named
   ``<_id>.txt`` whose text is title + abstract; the unit of relevance is the passage.
@@ -35,10 +35,12 @@ class Query:
     Attributes:
         id: the query id of the qrels.
         text: the question the retriever sees.
+        doc: the file the question is about (diagnostics only, never given to a retriever; None if absent).
     """
 
     id: str
     text: str
+    doc: str | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,10 @@ class Dataset:
         if self.kind == PASSAGE_KIND:
             return [(file_name, PASSAGE_PAGE)]
         return [(file_name, page) for page in range(page_start, page_end + 1)]
+
+    def own_files(self, query: Query) -> set[str]:
+        """The question's own documents: its ``doc`` field, else the files holding a relevant unit."""
+        return {query.doc} if query.doc else {file for file, _ in self.qrels.get(query.id, {})}
 
     def fingerprint(self) -> str:
         """A hash of what gets ingested: file names, sizes and modification times (or the corpus file's)."""
@@ -156,5 +162,6 @@ def _read_queries(root: Path, qrels: dict[str, dict[Unit, int]]) -> list[Query]:
             if line.strip():
                 row = json.loads(line)
                 if str(row["_id"]) in qrels:
-                    queries.append(Query(str(row["_id"]), str(row["text"])))
+                    doc = row.get("doc")
+                    queries.append(Query(str(row["_id"]), str(row["text"]), str(doc) if doc else None))
     return queries

@@ -26,11 +26,35 @@ def _error(summaries: list[Summary], metric: str) -> dict:
     }
 
 
+def flat_trace(report: Report) -> go.Scatter | None:
+    """Flat hybrid top-k for k = 1…depth (mean recall against k pages): the bar a run's point is judged by
+    at its own page budget. None when the report carries no flat curve."""
+    curve = report.flat.mean_curve() if report.flat.recall else []
+    if not curve:
+        return None
+    return go.Scatter(
+        x=list(range(1, len(curve) + 1)),
+        y=curve,
+        mode="lines+markers",
+        marker={"size": 4},
+        line={"color": "lightgray", "width": 3},
+        name=f"flat top-k (k = 1…{len(curve)})",
+        hovertemplate="flat top-%{x}: recall %{y:.3f}<extra></extra>",
+    )
+
+
 def _figure(
-    lines: dict[str, tuple[list[Summary], list[str]]], recall: str, mode: str, title: str
+    lines: dict[str, tuple[list[Summary], list[str]]],
+    recall: str,
+    mode: str,
+    title: str,
+    under: go.Scatter | None = None,
 ) -> go.Figure:
-    """Pages returned against recall with 95 % error bars: one trace per entry (name → summaries, labels)."""
+    """Pages returned against recall with 95 % error bars: one trace per entry (name → summaries, labels),
+    drawn over ``under`` (the flat curve) when given."""
     figure = go.Figure()
+    if under is not None:
+        figure.add_trace(under)
     for name, (summaries, labels) in lines.items():
         figure.add_trace(
             go.Scatter(
@@ -50,10 +74,11 @@ def _figure(
 
 
 def recall_vs_pages(report: Report, recall: str = RECALL) -> go.Figure:
-    """One point per run: mean pages returned against mean recall, both with bootstrap 95 % intervals."""
+    """One point per run: mean pages returned against mean recall, both with bootstrap 95 % intervals, over
+    the flat top-k curve (a point above the curve beats flat at its own budget)."""
     lines = {s.spec.label: ([s], [s.spec.label]) for s in report.summaries}
     title = f"{report.dataset}: recall against pages returned ({report.n_queries} queries, 95 % intervals)"
-    return _figure(lines, recall, "markers+text", title)
+    return _figure(lines, recall, "markers+text", title, flat_trace(report) if recall == RECALL else None)
 
 
 def sweep_figure(sweep: Sweep, recall: str = RECALL) -> go.Figure:
@@ -67,7 +92,8 @@ def sweep_figure(sweep: Sweep, recall: str = RECALL) -> go.Figure:
     title = (
         f"{sweep.report.dataset}: sweep of {sweep.param} ({sweep.report.n_queries} queries, 95 % intervals)"
     )
-    return _figure(lines, recall, "lines+markers+text", title)
+    under = flat_trace(sweep.report) if recall == RECALL else None
+    return _figure(lines, recall, "lines+markers+text", title, under)
 
 
 def per_query_figure(report: Report, metric: str = RECALL) -> go.Figure:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from drag_core.evaluation.metrics import paired_difference
-from drag_core.evaluation.runner import METRICS, Report, Summary
+from drag_core.evaluation.runner import BUDGET_METRICS, METRICS, Report, Summary
 
 COLUMNS = (
     ("recall@1", "R@1", "{:.3f}"),
@@ -20,8 +20,13 @@ COLUMNS = (
     ("tokens_returned", "tokens", "{:.0f}"),
     ("nonrelevant_discarded", "nonrel cut", "{:.2f}"),
     ("latency_ms", "ms", "{:.0f}"),
+    ("gain_vs_flat", "gain vs flat@pages", "{:+.3f}"),
+    ("doc_hit", "doc hit", "{:.2f}"),
+    ("flat_doc_hit", "flat@5 doc hit", "{:.2f}"),
 )
-WITH_INTERVAL = ("recall@5", "ndcg@10", "right_sized_recall", "pages_returned")
+#: What a reader compares first: recall at the run's own budget against flat's (the table's left columns).
+FIRST = ("right_sized_recall", "pages_returned", "gain_vs_flat", "doc_hit", "flat_doc_hit")
+WITH_INTERVAL = ("recall@5", "ndcg@10", "right_sized_recall", "pages_returned", "gain_vs_flat")
 
 
 def cell(summary: Summary, metric: str, fmt: str, interval: bool = False) -> str:
@@ -102,11 +107,12 @@ def _number(value: float | None) -> str:
 
 
 def summary_rows(report: Report) -> list[dict[str, object]]:
-    """One row per run: every mean, and the 95 % interval of the main ones as ``low–high`` text."""
+    """One row per run: every mean (recall, pages, gain against flat and doc_hit first), and the 95 % interval
+    of the main ones as ``low–high`` text."""
     rows = []
     for s in report.summaries:
         row: dict[str, object] = {"strategy": s.spec.label}
-        for metric in METRICS:
+        for metric in dict.fromkeys((*FIRST, *METRICS, *BUDGET_METRICS)):
             row[metric] = s.means.get(metric)
             bounds = s.intervals.get(metric)
             if metric in WITH_INTERVAL and bounds:

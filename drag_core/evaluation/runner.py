@@ -2,15 +2,18 @@
 
 Every query is embedded once and searched by every run (a strategy with its parameters), so the runs see the
 same vectors; ``latency_ms`` is the search itself (Qdrant calls and strategy logic), without that embedding.
+Each query is also ranked once by flat hybrid search ``FLAT_DEPTH`` deep, so every run is judged against flat
+at its own page budget (``gain_vs_flat``, see ``budget``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from drag_core.engine import Engine
+from drag_core.evaluation.budget import FLAT_DEPTH, FlatCurve, doc_hit, judge
 from drag_core.evaluation.datasets import Dataset, Query, Unit
 from drag_core.evaluation.metrics import (
     bootstrap_interval,
@@ -37,7 +40,10 @@ METRICS = (
     "tokens_returned",
     "nonrelevant_discarded",
     "latency_ms",
+    "doc_hit",
 )
+#: Judged against flat at the run's own mean pages (``budget.judge``), not per query.
+BUDGET_METRICS = ("gain_vs_flat", "flat_recall_at_pages", "flat_doc_hit")
 Progress = Callable[[int, int, str], None]
 
 
@@ -120,6 +126,7 @@ class Report:
         summaries: one per run, in the order asked.
         outcomes: one per (query, run).
         index: how the index was built (policy, summariser, models) and whether it was reused.
+        flat: flat hybrid top-k of every query for k = 1…``FLAT_DEPTH``.
     """
 
     dataset: str
@@ -127,9 +134,11 @@ class Report:
     summaries: list[Summary]
     outcomes: list[Outcome]
     index: dict[str, Any]
+    flat: FlatCurve = field(default_factory=FlatCurve)
 
     def to_json(self) -> dict[str, Any]:
-        """``dataset``, ``n_queries``, per run its metrics (``recall@5`` …) with ``ci95``, and per-query rows."""
+        """``dataset``, ``n_queries``, ``flat_curve``, per run its metrics (``recall@5``, ``gain_vs_flat``,
+        ``doc_hit`` …) with ``ci95``, and per-query rows."""
         strategies = {}
         for s in self.summaries:
             intervals = {k: list(v) if v else None for k, v in s.intervals.items()}
@@ -143,6 +152,7 @@ class Report:
             "dataset": self.dataset,
             "n_queries": self.n_queries,
             "index": self.index,
+            "flat_curve": self.flat.to_json(),
             "strategies": strategies,
             "queries": [
                 {"query_id": o.query_id, "strategy": o.label, **o.values, "units": [list(u) for u in o.units]}
@@ -204,6 +214,7 @@ def measure(dataset: Dataset, query: Query, result: SearchResult, tokens: int) -
         "tokens_returned": float(tokens),
         "nonrelevant_discarded": nonrelevant_discarded(cuts),
         "latency_ms": result.latency_ms,
+        "doc_hit": doc_hit([n.file_name for n in result.nodes], dataset.own_files(query)),
     }
 
 
@@ -217,8 +228,13 @@ def evaluate(
     """Search every query with every run and summarise each run with means and bootstrap intervals."""
     sizes = PageSizes(engine)
     outcomes: list[Outcome] = []
+    flat = FlatCurve()
     for done, query in enumerate(dataset.queries):
         vectors = engine.embed_query(query.text)
+        ranking = engine.search(query.text, "flat", SearchParams(top_k=FLAT_DEPTH), vectors=vectors)
+        flat.add(
+            query.id, ranked_units(dataset, ranking.nodes), dataset.qrels[query.id], dataset.own_files(query)
+        )
         for spec in specs:
             result = engine.search(query.text, spec.strategy, spec.params, vectors=vectors)
             values = measure(dataset, query, result, sizes.tokens(result.nodes))
@@ -228,18 +244,27 @@ def evaluate(
     return Report(
         dataset.name,
         len(dataset.queries),
-        [summarise(spec, outcomes) for spec in specs],
+        [summarise(spec, outcomes, flat) for spec in specs],
         outcomes,
         index or {},
+        flat,
     )
 
 
-def summarise(spec: RunSpec, outcomes: Sequence[Outcome]) -> Summary:
-    """Means and 95 % bootstrap intervals of one run's per-query values."""
+def summarise(spec: RunSpec, outcomes: Sequence[Outcome], flat: FlatCurve | None = None) -> Summary:
+    """Means and 95 % bootstrap intervals of one run's per-query values, and (given flat's curve) the
+    run against flat at its own mean pages."""
     mine = [o for o in outcomes if o.label == spec.label]
     columns = {name: [o.values.get(name) for o in mine] for name in METRICS}
-    return Summary(
-        spec,
-        {name: mean(values) for name, values in columns.items()},
-        {name: bootstrap_interval(values) for name, values in columns.items()},
-    )
+    means = {name: mean(values) for name, values in columns.items()}
+    intervals = {name: bootstrap_interval(values) for name, values in columns.items()}
+    if flat is not None:
+        recalls = {o.query_id: o.values.get("right_sized_recall") for o in mine}
+        verdict = judge(recalls, means["pages_returned"], flat)
+        means |= {
+            "gain_vs_flat": verdict.gain,
+            "flat_recall_at_pages": verdict.flat_recall,
+            "flat_doc_hit": verdict.flat_doc_hit,
+        }
+        intervals |= {"gain_vs_flat": verdict.interval, "flat_recall_at_pages": None, "flat_doc_hit": None}
+    return Summary(spec, means, intervals)

@@ -16,6 +16,7 @@ from drag_core.search.base import (
 from drag_core.search.beam import Beam
 from drag_core.search.branch import Branch
 from drag_core.search.flat import Flat, FlatKnee
+from drag_core.search.knee_beam import KneeBeam
 from drag_core.store import DENSE, SPARSE
 
 STRATEGIES: dict[str, Strategy] = {
@@ -25,13 +26,15 @@ STRATEGIES: dict[str, Strategy] = {
         FlatKnee(),
         Branch(),
         Beam(),
+        KneeBeam(),
         Adaptive(),
         Flat("flat-dense", (DENSE,)),
         Flat("flat-sparse", (SPARSE,)),
     )
 }
-#: The strategies the Compare page and ``eval`` run when none are named: the baseline and the three walks.
-DEFAULT_STRATEGIES: tuple[str, ...] = ("flat", "branch", "beam", "adaptive")
+#: The strategies the Compare page and ``eval`` run when none are named: the baseline and the four walks
+#: (the article's branch, beam and knee beam, and this project's adaptive).
+DEFAULT_STRATEGIES: tuple[str, ...] = ("flat", "branch", "beam", "knee-beam", "adaptive")
 
 
 def strategy(name: str) -> Strategy:

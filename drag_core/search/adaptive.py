@@ -2,9 +2,12 @@
 
 1. Seed pages: every page of the index in one fused ranking, cut at its knee (at most ``roots`` pages). The
    roots of these pages are the beam's documents — roots are chosen by their best pages, never by a summary.
-2. Pages of those documents: one fused ranking with BM25's IDF counted over these pages only (terms that
-   tell this filing's pages apart weigh, not the company name every page repeats), cut at its knee. Those
-   pages are the answer.
+2. Pages of those documents: one fused ranking (``knee_pool`` deep) with BM25's IDF counted over these pages
+   only (terms that tell this filing's pages apart weigh, not the company name every page repeats), cut at
+   its knee. Those pages are the answer.
+3. With ``span_merge`` (off by default: measured, it costs more pages than it finds): where at least that
+   many children of one parent survive the cut, the parent (the span of consecutive pages they belong to)
+   is returned in their place.
 
 The intermediate levels are not walked: measured on financebench-dev, descending level by level lost
 recall at every cut (see ``docs/evaluation.md``), while the roots' pages ranked in one go kept it.
@@ -12,23 +15,55 @@ recall at every cut (see ``docs/evaluation.md``), while the roots' pages ranked 
 
 from __future__ import annotations
 
+from collections import Counter
+
 from drag_core.search.base import FUSION_DEPTH, KNEE_PARAMS, SearchContext, Step, StepKind
 from drag_core.store import Candidate, Scope
 
 
 class Adaptive:
-    """Documents of the knee-cut best pages, then their pages cut at the knee."""
+    """Documents of the best pages, then their pages cut at the knee."""
 
     name = "adaptive"
-    params = ("roots", "rrf_k", *KNEE_PARAMS)
+    params = ("roots", "rrf_k", "knee_pool", "span_merge", *KNEE_PARAMS)
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
+        p = ctx.params
         (seeds,) = ctx.rank(
             [Scope(kind="leaves", limit=FUSION_DEPTH)], StepKind.SEEDS, ["seed pages (all documents)"]
         )
-        kept = ctx.knee_cut(seeds, cap=ctx.params.roots)
+        kept = ctx.knee_cut(seeds, cap=p.roots)
         docs = tuple(dict.fromkeys(c.doc_id for c in kept))
         files = ", ".join(dict.fromkeys(c.file_name for c in kept))
-        scope = Scope(kind="leaves", docs=docs, limit=FUSION_DEPTH, scoped_idf=True)
+        scope = Scope(kind="leaves", docs=docs, limit=p.knee_pool, depth=FUSION_DEPTH, scoped_idf=True)
         (pages,) = ctx.rank([scope], StepKind.PAGES, [f"pages of {files}"])
-        return ctx.knee_cut(pages), [seeds, pages]
+        final = ctx.knee_cut(pages)
+        if not p.span_merge:
+            return final, [seeds, pages]
+        final, spans = merge_spans(ctx, final, p.span_merge)
+        if spans is None:
+            return final, [seeds, pages]
+        pages.keep([c for c in final if c.id in set(pages.kept)])
+        return final, [seeds, pages, spans]
+
+
+def merge_spans(
+    ctx: SearchContext, pages: list[Candidate], least: int
+) -> tuple[list[Candidate], Step | None]:
+    """Replace the pages of every parent with at least ``least`` surviving children by that parent, placed
+    where its best child was. One ranking of those parents (for their scores, kept whole) when there are
+    any, else None."""
+    counts = Counter(c.parent_id for c in pages if c.parent_id != -1)
+    parents = tuple(pid for pid, n in counts.items() if n >= least)
+    if not parents:
+        return pages, None
+    (step,) = ctx.rank(
+        [Scope(ids=parents, limit=len(parents))], StepKind.SPANS, ["parents of surviving pages (spans)"]
+    )
+    by_id = {c.id: c for c in step.keep(step.candidates)}
+    out: list[Candidate] = []
+    for page in pages:
+        node = by_id.get(page.parent_id, page)
+        if node not in out:
+            out.append(node)
+    return out, step

@@ -42,7 +42,9 @@ class SearchParams:
         max_keep: most items a knee cut keeps (None: no cap).
         score_source: the curve the knee reads: ``dense`` (raw cosine scores, the default) or ``rrf`` (fused
             scores, functions of ranks only: their knee follows list length and k more than relevance).
-        knee_pool: how many leaves ``flat-knee`` ranks before cutting.
+        knee_pool: how many leaves ``flat-knee`` (and ``adaptive``, in its final ranking) rank before cutting.
+        span_merge: ``adaptive`` returns a parent instead of its pages when at least this many of its
+            children survive the cut (0: never).
     """
 
     top_k: int = 5
@@ -53,9 +55,10 @@ class SearchParams:
     knee_method: str = "kneedle"
     sensitivity: float = 1.0
     min_keep: int = 1
-    max_keep: int | None = 10
+    max_keep: int | None = 5
     score_source: str = "dense"
     knee_pool: int = 50
+    span_merge: int = 0
 
     def __post_init__(self) -> None:
         if self.score_source not in SCORE_SOURCES:
@@ -76,6 +79,7 @@ class StepKind(StrEnum):
     LEAVES = "leaves"
     SEEDS = "seeds"
     PAGES = "pages"
+    SPANS = "spans"
     RANKING = "ranking"
 
 
@@ -218,11 +222,12 @@ class SearchContext:
             for c in step.candidates
         ]
 
-    def knee_cut(self, step: Step, cap: int | None = None) -> list[Candidate]:
-        """Cut a step's ranking at the knee of its score curve (fused RRF or dense cosine), keeping at most
-        ``max_keep`` (and ``cap``) items; records the cut and what it kept."""
+    def knee_cut(self, step: Step, cap: int | None = None, source: str | None = None) -> list[Candidate]:
+        """Cut a step's ranking at the knee of its score curve (``source``, by default ``score_source``: fused
+        RRF or dense cosine), keeping at most ``max_keep`` (and ``cap``) items; records the cut and what it
+        kept."""
         p = self.params
-        if p.score_source == "dense":
+        if (source or p.score_source) == "dense":
             self.add_cosines(step)
             curve = sorted((c.dense_score or 0.0 for c in step.candidates), reverse=True)
         else:

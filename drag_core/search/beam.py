@@ -14,16 +14,17 @@ class Beam:
     name = "beam"
     params = ("roots", "beam_width", "max_iterations", "rrf_k")
 
-    @staticmethod
-    def select(step: Step, width: int) -> list[Candidate]:
-        """The survivors of one ranking under parent/child suppression, at most ``width``; recorded on the
-        step."""
-        return step.keep(suppress(step.candidates, width))
+    def select(self, ctx: SearchContext, step: Step, first: bool = False) -> list[Candidate]:
+        """The survivors of one ranking under parent/child suppression, at most the beam width (of the
+        roots' ranking, ``first``: at most ``roots`` too); recorded on the step (``knee-beam`` cuts at the
+        knee instead of a width)."""
+        p = ctx.params
+        return step.keep(suppress(step.candidates, min(p.roots, p.beam_width) if first else p.beam_width))
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         p = ctx.params
         (roots,) = ctx.rank([Scope(kind="roots", limit=ROOT_POOL)], StepKind.ROOTS, ["roots"])
-        beam = self.select(roots, min(p.roots, p.beam_width))
+        beam = self.select(ctx, roots, first=True)
         steps = [roots]
         for generation in range(1, p.max_iterations + 1):
             if not any(c.child_ids for c in beam):
@@ -33,7 +34,7 @@ class Beam:
                 [Scope(ids=ids, limit=len(ids))], StepKind.GENERATION, [f"generation {generation}"]
             )
             steps.append(step)
-            survivors = self.select(step, p.beam_width)
+            survivors = self.select(ctx, step)
             if {c.id for c in survivors} == {c.id for c in beam}:
                 beam = survivors
                 break
