@@ -17,6 +17,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from drag_core.fusion import DEFAULT_RRF_K
+from drag_core.lease import DEFAULT_LEASE_SECONDS
+from drag_core.pdf_text import DEFAULT_PDF_ENGINE, check_engine
 
 DEFAULT_STORE = "./data/qdrant"
 DEFAULT_DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -58,6 +60,11 @@ ENV_VARS: dict[str, str] = {
     "DRAG_ENGINE": "embedded engine: `edge` (Qdrant Edge, the default) or `local` (qdrant-client local mode)",
     "QDRANT_URL": "a Qdrant server or cluster (e.g. `http://localhost:6333`); overrides DRAG_STORE",
     "QDRANT_API_KEY": "API key for QDRANT_URL (secret)",
+    "DRAG_SHARDS": "shards of the collection when this process creates it on a server or cluster (default: the "
+    "server's, 1)",
+    "DRAG_REPLICATION_FACTOR": "copies of each shard on a cluster, set when the collection is created (default: "
+    "the server's, 1)",
+    "DRAG_ON_DISK": "`1`: vectors and payload of a new collection on disk, not in RAM (server, cluster, local mode)",
     "DRAG_COLLECTION": "collection name (default `drag_nodes`)",
     "DRAG_MODEL_DIR": "folder with the offline models (default `./models`, built by `python -m drag_core.setup_models`)",
     "DRAG_DENSE_MODEL": f"dense fastembed model (default `{DEFAULT_DENSE_MODEL}`, loaded offline from DRAG_MODEL_DIR; "
@@ -66,6 +73,8 @@ ENV_VARS: dict[str, str] = {
     "DRAG_BM25_K1": "BM25 term-frequency saturation k1 (default 1.2); a change re-embeds documents on ingest",
     "DRAG_BM25_B": "BM25 length normalisation b (default 0.75)",
     "DRAG_BM25_AVG_LEN": "BM25 average document length in tokens (default 256)",
+    "DRAG_EMBED_THREADS": "onnxruntime threads of the embedding models (default: one per core); with N ingest "
+    "processes on one machine, cores / N",
     "DRAG_CACHE": "description cache file (default `<store>/description-cache.sqlite`; the page cache `page-cache.sqlite` sits beside it)",
     "DRAG_RRF_K": f"classic RRF constant k in 1/(k + rank) (default {DEFAULT_RRF_K})",
     "DRAG_LLM_BASE_URL": "OpenAI-compatible endpoint (falls back to OPENAI_BASE_URL); unset = offline summariser",
@@ -75,6 +84,10 @@ ENV_VARS: dict[str, str] = {
     "DRAG_LLM_CONCURRENCY": "parallel LLM requests during ingestion (default 4)",
     "DRAG_LLM_MAX_RETRIES": "retries per LLM request before the node falls back to the offline summariser (default 3)",
     "DRAG_MAX_FILE_MB": "largest file accepted (default 200)",
+    "DRAG_LEASE_SECONDS": "how long after its last write a half-written document of another ingest process counts as "
+    "abandoned and is removed (default 120; see Scale out)",
+    "DRAG_PDF_ENGINE": "PDF text engine: `pdfium` (PDFium via pypdfium2, the default: faster, keeps word spaces) "
+    "or `pypdf`",
     "DRAG_SAMPLE": "`auto` (default): when the app starts on an empty index it indexes the bundled sample "
     "document; `off`: start empty (the Upload page still offers the sample in one click)",
     "DRAG_EVAL_DIR": f"folder of the evaluation indexes, one per data set and vector policy (default `{DEFAULT_EVAL_DIR}`)",
@@ -93,34 +106,45 @@ class Settings:
         engine: embedded engine, ``edge`` or ``local`` ("" picks one, see ``store.open_store``).
         qdrant_url: Qdrant server URL; when set, ``store`` is not used.
         qdrant_api_key: key for the server (hidden from ``repr``).
+        shard_number, replication_factor, on_disk: how a server or cluster creates the collection (None/False:
+            the server's defaults, in RAM).
         collection: Qdrant collection name.
         model_dir: folder of the offline models.
         dense_model: dense fastembed model name.
         sparse_model: sparse fastembed model name.
         bm25: BM25 constants (used with the default sparse model).
+        embed_threads: onnxruntime threads of the embedder (None: one per core).
         cache_path: SQLite file of cached descriptions (None: no cache).
         rrf_k: default classic RRF constant.
         max_file_bytes: largest file accepted.
         sample_on_start: the app indexes the bundled sample when it starts on an empty index.
         eval_dir: folder of the evaluation indexes.
         eval_data: folder the Evaluate page lists data sets from.
+        pdf_engine: which engine reads the text of PDFs (``pdf_text.PDF_ENGINES``).
+        lease_seconds: lease of a partial document (``lease.Lease``).
     """
 
     store: str = DEFAULT_STORE
     engine: str = ""
     qdrant_url: str | None = None
     qdrant_api_key: str | None = field(default=None, repr=False)
+    shard_number: int | None = None
+    replication_factor: int | None = None
+    on_disk: bool = False
     collection: str = "drag_nodes"
     model_dir: Path = Path("./models")
     dense_model: str = DEFAULT_DENSE_MODEL
     sparse_model: str = DEFAULT_SPARSE_MODEL
     bm25: Bm25Params = DEFAULT_BM25
+    embed_threads: int | None = None
     cache_path: Path | None = None
     rrf_k: int = DEFAULT_RRF_K
     max_file_bytes: int = 200 * 1024 * 1024
     sample_on_start: bool = True
     eval_dir: Path = DEFAULT_EVAL_DIR
     eval_data: Path = DEFAULT_EVAL_DATA
+    pdf_engine: str = DEFAULT_PDF_ENGINE
+    lease_seconds: float = DEFAULT_LEASE_SECONDS
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -133,6 +157,9 @@ class Settings:
             "engine": env.get("DRAG_ENGINE", "").strip().lower(),
             "qdrant_url": env.get("QDRANT_URL") or None,
             "qdrant_api_key": env.get("QDRANT_API_KEY") or None,
+            "shard_number": _positive(env.get("DRAG_SHARDS")),
+            "replication_factor": _positive(env.get("DRAG_REPLICATION_FACTOR")),
+            "on_disk": (env.get("DRAG_ON_DISK") or "").strip().lower() in ("1", "true", "yes", "on"),
             "collection": env.get("DRAG_COLLECTION") or "drag_nodes",
             "model_dir": Path(env.get("DRAG_MODEL_DIR") or DEFAULT_MODEL_DIR),
             "dense_model": env.get("DRAG_DENSE_MODEL") or DEFAULT_DENSE_MODEL,
@@ -142,15 +169,28 @@ class Settings:
                 float(env.get("DRAG_BM25_B") or Bm25Params.b),
                 float(env.get("DRAG_BM25_AVG_LEN") or Bm25Params.avg_len),
             ),
+            "embed_threads": _positive(env.get("DRAG_EMBED_THREADS")),
             "cache_path": Path(cache) if cache else default_cache_path(store),
             "rrf_k": int(env.get("DRAG_RRF_K") or DEFAULT_RRF_K),
             "max_file_bytes": int(float(env.get("DRAG_MAX_FILE_MB") or 200) * 1024 * 1024),
             "sample_on_start": env.get("DRAG_SAMPLE", "auto").strip().lower() != "off",
             "eval_dir": Path(env.get("DRAG_EVAL_DIR") or DEFAULT_EVAL_DIR),
             "eval_data": Path(env.get("DRAG_EVAL_DATA") or DEFAULT_EVAL_DATA),
+            "lease_seconds": float(env.get("DRAG_LEASE_SECONDS") or DEFAULT_LEASE_SECONDS),
+            "pdf_engine": check_engine(env.get("DRAG_PDF_ENGINE", "").strip().lower() or DEFAULT_PDF_ENGINE),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
+
+
+def _positive(text: str | None) -> int | None:
+    """An optional count of at least 1 (None when unset)."""
+    if not (text or "").strip():
+        return None
+    value = int(text)  # type: ignore[arg-type]
+    if value < 1:
+        raise ValueError(f"expected a count of at least 1, not {text!r}")
+    return value
 
 
 def default_cache_path(store: str) -> Path | None:

@@ -41,6 +41,7 @@ class Embedder:
         sparse_model: the sparse model name.
         bm25: BM25 constants of the default sparse model.
         dim: dense vector size.
+        embedded: texts embedded so far (dense and sparse counted apart; queries not counted).
     """
 
     def __init__(
@@ -59,6 +60,7 @@ class Embedder:
         self.bm25 = bm25
         self._lock = threading.Lock()
         self._stemmer = SnowballStemmer("english")
+        self.embedded = 0
         if dense_model == DEFAULT_DENSE_MODEL:
             from drag_core.model_files import (
                 DENSE_MODEL_NAME,
@@ -90,6 +92,7 @@ class Embedder:
         else:
             self._sparse = SparseTextEmbedding(sparse_model)
         self.dim = int(self.dense(["dimension probe"]).shape[1])
+        self.embedded = 0  # the probe is not a document
 
     @property
     def sparse_identity(self) -> str:
@@ -137,6 +140,7 @@ class Embedder:
         for start in range(0, len(texts), BATCH_SIZE):
             with self._lock:
                 rows.extend(model.embed(list(texts[start : start + BATCH_SIZE]), batch_size=BATCH_SIZE))
+                self.embedded += len(texts[start : start + BATCH_SIZE])
         return rows
 
     def query(self, text: str) -> tuple[np.ndarray, SparseVector]:

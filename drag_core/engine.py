@@ -24,7 +24,8 @@ from drag_core.describe.cache import DescriptionCache
 from drag_core.describe.describer import Describer
 from drag_core.embeddings import Embedder
 from drag_core.ingest import Ingestor, IngestReport, ProgressCallback, ProgressEvent, failed
-from drag_core.loading import LoadedDocument
+from drag_core.lease import Lease
+from drag_core.loading import LoadedDocument, clean_file_name, document_id
 from drag_core.model_files import DENSE_DIM
 from drag_core.parsing import PageCache, Parser, page_cache_path
 from drag_core.query_embedder import QueryEmbedder
@@ -84,9 +85,11 @@ class Engine:
         embedder: dense + sparse embedder, loaded on first use (a search alone uses the lighter ``QueryEmbedder``).
         summarizer: describes pages and groups.
         policy: which text each vector sees.
-        parser: files → pages, cached by content hash, several files in parallel processes.
+        parser: files → pages, cached by content hash (with pypdf, several files in parallel processes).
         lock: serialises store access; qdrant-client local mode is not thread-safe, and one engine serves
             every session of the app.
+        lease: this engine's writer id and lease: other engines writing into the same collection leave its
+            half-written documents alone (``lease``).
     """
 
     def __init__(
@@ -102,14 +105,19 @@ class Engine:
         self.summarizer = summarizer or default_summarizer()
         self.policy = policy or VectorPolicy()
         self.cache = DescriptionCache(settings.cache_path)
-        self.parser = Parser(settings.max_file_bytes, PageCache(page_cache_path(settings.cache_path)))
+        self.parser = Parser(
+            settings.max_file_bytes,
+            PageCache(page_cache_path(settings.cache_path)),
+            pdf_engine=settings.pdf_engine,
+        )
         self.lock = threading.RLock()
         self._models_lock = threading.RLock()  # re-entrant: ``ingestor`` loads ``embedder``
         self._embedder = embedder
         self._query_embedder: QueryEmbedder | None = None
         self._ingestor: Ingestor | None = None
+        self.lease = Lease(seconds=settings.lease_seconds)
         self.store.ensure_collection(self._dense_dim())
-        self.store.recover()
+        self.store.recover(self.lease)
 
     @property
     def embedder(self) -> Embedder:
@@ -117,7 +125,9 @@ class Engine:
         with self._models_lock:
             if self._embedder is None:
                 s = self.settings
-                self._embedder = Embedder(s.model_dir, s.dense_model, s.sparse_model, bm25=s.bm25)
+                self._embedder = Embedder(
+                    s.model_dir, s.dense_model, s.sparse_model, threads=s.embed_threads, bm25=s.bm25
+                )
                 self._query_embedder = None  # the full embedder answers queries from now on
         return self._embedder
 
@@ -126,7 +136,9 @@ class Engine:
         with self._models_lock:
             if self._ingestor is None:
                 describer = Describer(self.summarizer, self.cache)
-                self._ingestor = Ingestor(self.store, self.embedder, describer, self.policy, self.lock)
+                self._ingestor = Ingestor(
+                    self.store, self.embedder, describer, self.policy, self.lock, self.lease
+                )
         return self._ingestor
 
     def _dense_dim(self) -> int:
@@ -166,13 +178,26 @@ class Engine:
         self, paths: Iterable[Path | str], progress: ProgressCallback | None = None
     ) -> Iterator[IngestReport]:
         """``ingest_paths`` one file at a time: each report is yielded as soon as its file is done."""
-        paths = [Path(p) for p in paths]  # parsed in parallel while earlier files are being ingested
-        for path, load in zip(paths, self.parser.parse_paths(paths)):
-            yield self._ingest(path.name, load, progress)
+        paths = [Path(p) for p in paths]
+        known = [self._unchanged(path.name, _read(path, self.settings.max_file_bytes)) for path in paths]
+        # the others are parsed (with pypdf: in parallel) while earlier files are being ingested
+        loads = iter(self.parser.parse_paths([path for path, report in zip(paths, known) if report is None]))
+        for path, report in zip(paths, known):
+            yield report or self._ingest(path.name, next(loads), progress)
 
     def ingest_bytes(self, name: str, data: bytes, progress: ProgressCallback | None = None) -> IngestReport:
         """Ingest an uploaded file."""
-        return self._ingest(name, lambda: self.parser.parse_bytes(name, data), progress)
+        return self._unchanged(name, data) or self._ingest(
+            name, lambda: self.parser.parse_bytes(name, data), progress
+        )
+
+    def _unchanged(self, name: str, data: bytes | None) -> IngestReport | None:
+        """The report of a file indexed already with these bytes (nothing parsed, described or embedded), else
+        None (also when the file cannot be read: ingesting it says why)."""
+        try:
+            return None if data is None else self.ingestor.unchanged(clean_file_name(name), document_id(data))
+        except Exception:  # a bad name, a store error: ingesting the file reports it
+            return None
 
     def ingest_document(
         self, document: LoadedDocument, progress: ProgressCallback | None = None
@@ -202,7 +227,7 @@ class Engine:
     def _discard_partial(self, name: str) -> None:
         try:
             with self.lock:
-                self.store.recover()
+                self.store.recover(self.lease)
         except Exception as error:
             log.warning("could not clean up after %s: %s", name, error)
 
@@ -334,3 +359,11 @@ class Engine:
     def close(self) -> None:
         with self.lock:
             self.store.close()
+
+
+def _read(path: Path, max_bytes: int) -> bytes | None:
+    """The bytes of a readable file of at most ``max_bytes``, else None."""
+    try:
+        return path.read_bytes() if path.is_file() and path.stat().st_size <= max_bytes else None
+    except OSError:
+        return None

@@ -16,6 +16,7 @@ from typing import Any
 from drag_core.config import DEFAULT_SPARSE_MODEL
 from drag_core.describe.describer import Describer
 from drag_core.embeddings import Embedder
+from drag_core.lease import Lease
 from drag_core.loading import LoadedDocument, LoadError
 from drag_core.store import NodeStore
 from drag_core.tree import build_tree, parent_count
@@ -103,6 +104,7 @@ class Ingestor:
     Attributes:
         store, embedder, describer, policy: the parts it wires together.
         lock: held around store calls only, so searches go on while pages are described and embedded.
+        lease: stamped on every point written (None: no lease, a single writer).
     """
 
     def __init__(
@@ -112,12 +114,14 @@ class Ingestor:
         describer: Describer,
         policy: VectorPolicy,
         lock: AbstractContextManager[Any] | None = None,
+        lease: Lease | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.describer = describer
         self.policy = policy
         self.lock = lock if lock is not None else nullcontext()
+        self.lease = lease
 
     def ingest(self, document: LoadedDocument, progress: ProgressCallback | None = None) -> IngestReport:
         """Index one loaded document, replacing an older version of the same file."""
@@ -129,11 +133,9 @@ class Ingestor:
             empty_pages=document.empty_pages,
             doc_id=document.doc_id,
         )
-        with self.lock:
-            previous, same = self._versions(document)
-        if same is not None and self.built_alike(same):
-            report.status, report.nodes = "unchanged", int(same.extra.get("nodes", 0))
-            return report
+        unchanged = self.unchanged(document.file_name, document.doc_id)
+        if unchanged is not None:
+            return unchanged
 
         def stage(name: str) -> Callable[[int, int], None]:
             return lambda done, total: (
@@ -155,10 +157,12 @@ class Ingestor:
         _describe_root(nodes[-1], report, self.policy, self.embedder.sparse_identity)
         with timer("store"), self.lock:
             stage("store")(0, len(nodes))
-            previous, same = self._versions(document)  # again: another session may have written it meanwhile
+            previous, same = self._versions(
+                document.file_name, document.doc_id
+            )  # again: another session may have written it meanwhile
             if same is not None:  # same content built another way: its point ids are ours, so clear it first
                 self.store.delete_document(same.doc_id, same.file_name)
-            self.store.write_document(nodes, dense, sparse)
+            self.store.write_document(nodes, dense, sparse, self.lease)
             for old in previous:
                 if old.doc_id != document.doc_id:
                     self.store.delete_document(old.doc_id, old.file_name)
@@ -190,10 +194,26 @@ class Ingestor:
             and sparse == self.embedder.sparse_identity
         )
 
-    def _versions(self, document: LoadedDocument) -> tuple[list[Node], Node | None]:
-        """Roots of the indexed versions of the document's file, and the one with its content (if any)."""
-        previous = self.store.roots(document.file_name)
-        return previous, next((root for root in previous if root.doc_id == document.doc_id), None)
+    def unchanged(self, file_name: str, doc_id: str) -> IngestReport | None:
+        """The report of a file whose content (``doc_id``) is indexed already, built as this ingestor builds
+        it; None when it must be ingested. Costs one store call: no parse, description or embedding."""
+        with self.lock:
+            _, same = self._versions(file_name, doc_id)
+        if same is None or not self.built_alike(same):
+            return None
+        return IngestReport(
+            file_name,
+            "unchanged",
+            pages=int(same.extra.get("pages", same.page_end)),
+            empty_pages=int(same.extra.get("empty_pages", 0)),
+            nodes=int(same.extra.get("nodes", 0)),
+            doc_id=doc_id,
+        )
+
+    def _versions(self, file_name: str, doc_id: str) -> tuple[list[Node], Node | None]:
+        """Roots of the indexed versions of a file, and the one with this content (if any)."""
+        previous = self.store.roots(file_name)
+        return previous, next((root for root in previous if root.doc_id == doc_id), None)
 
 
 def _describe_root(root: Node, report: IngestReport, policy: VectorPolicy, sparse_identity: str) -> None:

@@ -1,4 +1,5 @@
-"""Loading files into pages: PDF via pypdf (one page = one unit), TXT/MD split into page-sized sections.
+"""Loading files into pages: PDF by PDFium or pypdf (one page = one unit, ``pdf_text``), TXT/MD split into
+page-sized sections.
 
 Every failure is a ``LoadError`` with a one-line, user-facing reason; nothing is half-loaded.
 """
@@ -7,17 +8,14 @@ from __future__ import annotations
 
 import codecs
 import hashlib
-import io
-import logging
 import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from drag_core.errors import DragError
+from drag_core.pdf_text import DEFAULT_PDF_ENGINE, PdfError, pdf_pages
 from drag_core.types import Page
-
-log = logging.getLogger(__name__)
 
 PDF_SUFFIXES = frozenset({".pdf"})
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text"})
@@ -76,7 +74,10 @@ def document_id(data: bytes) -> str:
 
 
 def load_path(
-    path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_pages: int = DEFAULT_MAX_PAGES
+    path: Path,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    pdf_engine: str = DEFAULT_PDF_ENGINE,
 ) -> LoadedDocument:
     """Load a file from disk (see ``load_bytes``)."""
     if not path.is_file():
@@ -84,13 +85,18 @@ def load_path(
     size = path.stat().st_size
     if size > max_bytes:
         raise LoadError(_too_large(size, max_bytes))
-    return load_bytes(path.name, path.read_bytes(), max_bytes, max_pages)
+    return load_bytes(path.name, path.read_bytes(), max_bytes, max_pages, pdf_engine)
 
 
 def load_bytes(
-    name: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES, max_pages: int = DEFAULT_MAX_PAGES
+    name: str,
+    data: bytes,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    pdf_engine: str = DEFAULT_PDF_ENGINE,
 ) -> LoadedDocument:
-    """Split the bytes of a PDF, TXT or MD file into pages. Raises ``LoadError`` with a one-line reason."""
+    """Split the bytes of a PDF (read by ``pdf_engine``, see ``pdf_text``), TXT or MD file into pages.
+    Raises ``LoadError`` with a one-line reason."""
     file_name = clean_file_name(name)
     suffix = Path(file_name).suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
@@ -100,7 +106,10 @@ def load_bytes(
     if len(data) > max_bytes:
         raise LoadError(_too_large(len(data), max_bytes))
     if suffix in PDF_SUFFIXES:
-        texts = _pdf_pages(data, max_pages)
+        try:
+            texts = pdf_pages(data, max_pages, pdf_engine)
+        except PdfError as error:
+            raise LoadError(str(error)) from error
         if not any(text.strip() for text in texts):
             raise LoadError("no extractable text (scanned images only, or an empty document)")
     else:
@@ -115,51 +124,6 @@ def load_bytes(
 
 def _too_large(size: int, limit: int) -> str:
     return f"file too large ({size / 2**20:.1f} MiB > {limit / 2**20:.0f} MiB)"
-
-
-def _pdf_pages(data: bytes, max_pages: int) -> list[str]:
-    from pypdf import PdfReader
-
-    if not data.lstrip()[:5].startswith(b"%PDF"):
-        raise LoadError("not a PDF (no %PDF header)")
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not _decrypt_with_empty_password(reader):
-            raise LoadError("PDF is encrypted with a password")
-        count = len(reader.pages)
-    except LoadError:
-        raise
-    except Exception as error:  # pypdf raises many types (PdfReadError, ValueError, KeyError, ...) for damage
-        raise LoadError(_broken(data, error)) from error
-    if count == 0:
-        raise LoadError("PDF has no pages")
-    if count > max_pages:
-        raise LoadError(f"too many pages ({count} > {max_pages})")
-    return [_page_text(reader, index) for index in range(count)]
-
-
-def _broken(data: bytes, error: Exception) -> str:
-    if b"%%EOF" not in data[-2048:]:
-        return f"broken PDF: truncated, the end of the file is missing ({_first_line(error)})"
-    return f"broken PDF ({_first_line(error)})"
-
-
-def _decrypt_with_empty_password(reader: object) -> bool:
-    try:
-        return bool(reader.decrypt(""))  # type: ignore[attr-defined]
-    except Exception as error:  # pypdf raises several types here (missing crypto backend among them)
-        raise LoadError(f"PDF is encrypted and cannot be opened ({_first_line(error)})") from error
-
-
-def _page_text(reader: object, index: int) -> str:
-    try:
-        text = reader.pages[index].extract_text() or ""  # type: ignore[attr-defined]
-    except Exception as error:  # one unreadable page must not lose the document
-        log.warning(
-            "page %d: text extraction failed (%s); kept as an empty page", index + 1, _first_line(error)
-        )
-        return ""
-    return text.replace("\x00", "")
 
 
 def decode_text(data: bytes) -> str:
@@ -221,8 +185,3 @@ def _best_cut(text: str, size: int) -> int:
         if position > 0:
             return position + len(separator)
     return size
-
-
-def _first_line(error: BaseException) -> str:
-    message = str(error).strip().splitlines()
-    return (message[0] if message else type(error).__name__)[:200]

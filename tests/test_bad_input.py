@@ -20,7 +20,8 @@ from pdf_factory import encrypted_pdf, numbered_pages, scanned_pdf, text_pdf, tr
 
 from drag_core.engine import Engine
 from drag_core.ingest import STAGES, ProgressEvent
-from drag_core.loading import SECTION_CHARS, load_bytes
+from drag_core.loading import SECTION_CHARS, LoadError, load_bytes
+from drag_core.pdf_text import PDF_ENGINES
 from drag_core.search import SearchParams
 
 SMALL_PDF = FINANCE / "PEPSICO_2023_8K_dated-2023-05-05.pdf"
@@ -184,14 +185,23 @@ def test_a_500_page_pdf_is_indexed_whole_and_reports_progress(make_engine: Calla
     assert 377 in {n.page_start for n in hits.nodes}
 
 
-def test_a_pdf_damaged_in_the_middle_keeps_its_readable_pages() -> None:
+@pytest.mark.parametrize("engine", PDF_ENGINES)
+def test_each_pdf_engine_explains_each_bad_pdf(engine: str) -> None:
+    for name, (make, reason) in BAD.items():
+        if name.endswith(".pdf"):
+            with pytest.raises(LoadError, match=reason):
+                load_bytes(name, make(), pdf_engine=engine)
+
+
+@pytest.mark.parametrize("engine", PDF_ENGINES)
+def test_a_pdf_damaged_in_the_middle_keeps_its_readable_pages(engine: str) -> None:
     clean = SAMPLE_PDF.read_bytes()
     damaged = bytearray(clean)
     middle = len(clean) // 4
     damaged[middle : middle + 5000] = noise(5000)
 
-    original = load_bytes("R-data.pdf", clean)
-    recovered = load_bytes("R-data.pdf", bytes(damaged))
+    original = load_bytes("R-data.pdf", clean, pdf_engine=engine)
+    recovered = load_bytes("R-data.pdf", bytes(damaged), pdf_engine=engine)
 
     assert len(recovered.pages) == len(original.pages)
     same = sum(a.text == b.text for a, b in zip(original.pages, recovered.pages))

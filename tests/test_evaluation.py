@@ -19,14 +19,16 @@ from test_metrics import ranx_scores
 from drag_core.cli import main
 from drag_core.evaluation.budget import FLAT_DEPTH, FlatCurve, judge
 from drag_core.evaluation.datasets import PAGE_KIND, PASSAGE_KIND, load_dataset, passages
-from drag_core.evaluation.index import open_index
+from drag_core.evaluation.index import default_folder, identity, open_index
 from drag_core.evaluation.plots import per_query_figure, recall_vs_pages, sweep_figure
 from drag_core.evaluation.report import comparisons, query_rows, summary_rows, table, write_csv
 from drag_core.evaluation.runner import RunSpec, evaluate, measure, parse_spec
 from drag_core.evaluation.sweep import run_sweep
 from drag_core.loading import load_path
+from drag_core.pdf_text import PDF_ENGINES
 from drag_core.search import SearchParams, SearchResult, Step
 from drag_core.store import Candidate
+from drag_core.vector_text import VectorPolicy
 
 PAGE_CHARS = 2000
 TOPICS = {
@@ -336,3 +338,16 @@ def test_gain_interpolates_each_query_between_its_floor_and_ceiling() -> None:
     assert verdict.interval == (pytest.approx(0.0), pytest.approx(0.5))
     assert verdict.flat_doc_hit == 0.5
     assert judge({"a": None}, 2.0, flat).gain is None
+
+
+def test_the_pdf_engine_names_the_index_of_a_data_set_of_files(
+    page_dataset: Path, passage_dataset: Path, page_engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DRAG_EVAL_DIR", str(tmp_path))
+    files, policy = load_dataset(page_dataset), VectorPolicy()
+    folders = {engine: default_folder(files, policy, pdf_engine=engine) for engine in PDF_ENGINES}
+    assert folders["pdfium"] != folders["pypdf"] and folders["pypdf"].name.endswith("-pdf-pypdf")
+    assert identity(files, page_engine)["pdf_engine"] == page_engine.parser.pdf_engine == "pdfium"
+    abstracts = load_dataset(passage_dataset)  # passages are text: no PDF engine reads them
+    assert default_folder(abstracts, policy, pdf_engine="pypdf") == default_folder(abstracts, policy)
+    assert "pdf_engine" not in identity(abstracts, page_engine)

@@ -8,19 +8,25 @@ import pytest
 from conftest import FINANCE, PDFS
 from pypdf import PdfReader, PdfWriter
 
+from drag_core.config import Settings
 from drag_core.loading import SECTION_CHARS, LoadError, load_bytes, load_path, split_sections
+from drag_core.pdf_text import DEFAULT_PDF_ENGINE, PDF_ENGINES
+
+engines = pytest.mark.parametrize("engine", PDF_ENGINES)
 
 
-def test_pdf_pages_are_one_based_and_keep_text() -> None:
-    doc = load_path(FINANCE / "AMCOR_2022_8K_dated-2022-07-01.pdf")
+@engines
+def test_pdf_pages_are_one_based_and_keep_text(engine: str) -> None:
+    doc = load_path(FINANCE / "AMCOR_2022_8K_dated-2022-07-01.pdf", pdf_engine=engine)
     assert [p.number for p in doc.pages] == list(range(1, 10))
     assert all(p.file_name == "AMCOR_2022_8K_dated-2022-07-01.pdf" for p in doc.pages)
     assert "SECURITIES AND EXCHANGE COMMISSION" in doc.pages[0].text
     assert len(doc.doc_id) == 32
 
 
-def test_pages_without_text_are_kept_and_counted() -> None:
-    doc = load_path(PDFS / "live-manual.en.pdf")
+@engines
+def test_pages_without_text_are_kept_and_counted(engine: str) -> None:
+    doc = load_path(PDFS / "live-manual.en.pdf", pdf_engine=engine)
     assert len(doc.pages) == 64
     assert 30 < doc.empty_pages < 64
     assert [p.number for p in doc.pages] == list(range(1, 65))
@@ -34,18 +40,46 @@ def _encrypted_copy(source: bytes, user_password: str) -> bytes:
     return out.getvalue()
 
 
-def test_aes_encrypted_pdf_with_empty_password_opens() -> None:
+@engines
+def test_aes_encrypted_pdf_with_empty_password_opens(engine: str) -> None:
     source = (FINANCE / "FOOTLOCKER_2022_8K_dated-2022-05-20.pdf").read_bytes()
-    plain = load_bytes("plain.pdf", source)
-    encrypted = load_bytes("locked.pdf", _encrypted_copy(source, ""))
+    plain = load_bytes("plain.pdf", source, pdf_engine=engine)
+    encrypted = load_bytes("locked.pdf", _encrypted_copy(source, ""), pdf_engine=engine)
     assert [p.text for p in encrypted.pages] == [p.text for p in plain.pages]
 
 
-def test_real_encrypted_filing_opens() -> None:
-    doc = load_path(FINANCE / "NETFLIX_2015_10K.pdf")
+@engines
+def test_real_encrypted_filing_opens(engine: str) -> None:
+    doc = load_path(FINANCE / "NETFLIX_2015_10K.pdf", pdf_engine=engine)
     assert len(doc.pages) == 72
     assert doc.empty_pages < 5
     assert any("Netflix" in p.text for p in doc.pages[:3])
+
+
+def test_pdfium_keeps_the_spaces_pypdf_loses() -> None:
+    """debian-reference.en.pdf places words without space characters: pypdf glues them together."""
+    pages = {
+        engine: load_path(PDFS / "debian-reference.en.pdf", pdf_engine=engine).pages[40].text
+        for engine in PDF_ENGINES
+    }
+    sentence = "There are two methods of associating a file"
+    assert sentence in pages["pdfium"]
+    assert sentence.replace(" ", "") in pages["pypdf"].replace(" ", "")
+
+
+def test_pdfium_gives_hyphens_as_hyphens() -> None:
+    text = "\n".join(p.text for p in load_path(FINANCE / "AMCOR_2023Q2_10Q.pdf", pdf_engine="pdfium").pages)
+    assert "\ufffe" not in text
+    assert "non-controlling" in text.lower()
+
+
+def test_the_pdf_engine_is_a_setting() -> None:
+    assert Settings.from_env(env={}).pdf_engine == DEFAULT_PDF_ENGINE == "pdfium"
+    assert Settings.from_env(env={"DRAG_PDF_ENGINE": "PyPDF"}).pdf_engine == "pypdf"
+    with pytest.raises(ValueError, match="pdfium, pypdf"):
+        Settings.from_env(env={"DRAG_PDF_ENGINE": "poppler"})
+    with pytest.raises(ValueError, match="unknown PDF engine"):
+        load_bytes("a.pdf", b"%PDF-1.7", pdf_engine="poppler")
 
 
 def test_markdown_splits_at_headings_and_stays_under_the_section_size() -> None:

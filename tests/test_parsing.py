@@ -3,6 +3,7 @@ cached by content hash and file name."""
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -90,3 +91,9 @@ def test_engine_ingests_several_files_in_order_and_caches_their_pages(make_engin
     again = make_engine(cache_path=cache)
     assert [r.status for r in again.ingest_paths(GOOD)] == ["indexed", "indexed"]
     assert again.parser.cache.hits == 2 and again.parser.cache.misses == 0
+
+
+def test_pdfium_parses_here_and_pypdf_in_one_worker_per_core() -> None:
+    assert Parser(MAX_BYTES, PageCache(None)).workers == 1
+    assert Parser(MAX_BYTES, PageCache(None), pdf_engine="pypdf").workers == (os.cpu_count() or 1)
+    assert Parser(MAX_BYTES, PageCache(None), 3, pdf_engine="pdfium").workers == 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import FINANCE
 from fake_llm import FakeLLM, valid_reply
 
 from drag_core.config import Settings
@@ -57,4 +58,29 @@ def test_reingest_makes_no_llm_call_and_no_duplicate_point(embedder, tmp_path: P
         levels = max(n.level for n in engine.tree("topics.md"))
         assert new_calls == 1 + levels, "only the changed page and its ancestors are described again"
         assert engine.store.count() == changed.nodes, "the old version's nodes are gone"
+        engine.close()
+
+
+def test_reingesting_unchanged_files_parses_describes_and_embeds_nothing(embedder, tmp_path: Path) -> None:
+    markdown = tmp_path / "topics.md"
+    markdown.write_bytes(_sections())
+    files = [FINANCE / "AMCOR_2022_8K_dated-2022-07-01.pdf", markdown]
+    with FakeLLM(valid_reply) as fake:
+        engine = _engine(embedder, tmp_path / "qdrant", fake.url)
+        embedded = embedder.embedded
+        assert [r.status for r in engine.ingest_paths(files)] == ["indexed", "indexed"]
+        assert engine.parser.parsed == 2 and fake.requests and embedder.embedded > embedded
+        engine.close()
+
+        # another process, and no page cache to answer for the parser: the index alone says "unchanged"
+        settings = Settings.from_env(env={}, store=str(tmp_path / "qdrant"), cache_path=None)
+        summarizer = OpenAISummarizer(LLMConfig(base_url=fake.url, model="fake"), ExtractiveSummarizer())
+        engine = Engine(settings, summarizer=summarizer, embedder=embedder)
+        calls, embedded = len(fake.requests), embedder.embedded
+        again = [*engine.ingest_paths(files), engine.ingest_bytes(markdown.name, markdown.read_bytes())]
+        assert [r.status for r in again] == ["unchanged"] * 3
+        assert again[0].pages == 9 and again[0].nodes > 9
+        assert engine.parser.parsed == 0, "no file parsed"
+        assert len(fake.requests) == calls, "no LLM call"
+        assert embedder.embedded == embedded, "nothing embedded"
         engine.close()

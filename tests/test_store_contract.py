@@ -3,6 +3,11 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +17,9 @@ from drag_core.config import Settings
 from drag_core.describe.cache import DescriptionCache
 from drag_core.describe.describer import Describer
 from drag_core.describe.extractive import ExtractiveSummarizer
+from drag_core.engine import Engine
 from drag_core.fusion import classic_rrf_score
+from drag_core.lease import Lease, ended_here
 from drag_core.loading import load_path
 from drag_core.store import (
     DENSE,
@@ -227,6 +234,74 @@ def test_recover_removes_a_document_whose_root_was_never_written(open_, document
     assert store.recover() == [nodes[0].doc_id]
     assert store.count() == len(documents[1][0])
     assert store.recover() == []
+
+
+def _partial(store: NodeStore, document, lease: Lease, monkeypatch) -> None:
+    """Write the document as a writer killed just before its root would leave it."""
+    nodes, dense, sparse = document
+    real_upsert = store._upsert
+
+    def crash_at_the_root(points) -> None:
+        if any(p.id == nodes[-1].id for p in points):
+            raise RuntimeError("power cut")
+        real_upsert(points)
+
+    monkeypatch.setattr(store, "_upsert", crash_at_the_root)
+    with pytest.raises(RuntimeError):
+        store.write_document(nodes, dense, sparse, lease)
+    monkeypatch.setattr(store, "_upsert", real_upsert)
+
+
+def test_recover_leaves_a_live_writers_partial_document_until_its_lease_expires(
+    open_, documents, monkeypatch
+) -> None:
+    store = open_()
+    nodes = documents[0][0]
+    writer_a, writer_b = Lease("host-a:1:a", seconds=1.0), Lease("host-b:1:b", seconds=1.0)
+    _partial(store, documents[0], writer_a, monkeypatch)
+    stamped = store._payloads(["writer", "heartbeat"])
+    assert {p["writer"] for p in stamped} == {writer_a.writer}
+    assert store.recover(writer_b) == [], "writer a may still be writing"
+    assert store.count() == len(nodes) - 1
+    time.sleep(1.2)
+    assert store.recover(writer_b) == [nodes[0].doc_id], "writer a's lease expired"
+    assert store.count() == 0
+
+    _partial(store, documents[0], writer_a, monkeypatch)
+    assert store.recover(writer_a) == [nodes[0].doc_id], "a writer is not writing while it recovers"
+
+
+def test_two_engines_share_one_store_without_removing_each_others_documents(
+    open_, documents, embedder, monkeypatch
+) -> None:
+    store = open_()
+    settings = Settings(store=":memory:", cache_path=None)
+    first = Engine(settings, ExtractiveSummarizer(), embedder, store=store)
+    real_upsert, seen = store._upsert, []
+
+    def start_another_engine_before_the_root(points) -> None:
+        if any(p.payload["parent_id"] == -1 for p in points) and not seen:  # first's document is partial
+            seen.append(Engine(settings, ExtractiveSummarizer(), embedder, store=store))  # it recovers
+            seen.append(store.recover(seen[0].lease))
+        real_upsert(points)
+
+    monkeypatch.setattr(store, "_upsert", start_another_engine_before_the_root)
+    report = first.ingest_paths([FINANCE / FILES[0]])[0]
+    second, recovered = seen
+    assert report.status == "indexed" and recovered == []
+    assert second.lease.writer != first.lease.writer
+    assert store.count() == report.nodes, "the second engine left the first one's document whole"
+    assert [d.file_name for d in second.documents()] == [FILES[0]]
+
+
+def test_a_writer_of_this_machine_that_ended_has_abandoned_its_documents() -> None:
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    host = socket.gethostname()
+    assert ended_here(f"{host}:{ended.stdout.strip()}:x")
+    assert not ended_here(f"{host}:{os.getpid()}:x"), "this process runs"
+    assert not ended_here(f"another-host:{ended.stdout.strip()}:x"), "other machines are not asked"
 
 
 def test_persists_across_reopen_and_one_process_per_folder(open_, documents, query, tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, passages
 from drag_core.ingest import IngestReport, ProgressCallback, ProgressEvent
 from drag_core.loading import LoadedDocument
 from drag_core.parsing import PageCache, Parser, page_cache_path
+from drag_core.pdf_text import DEFAULT_PDF_ENGINE
 from drag_core.vector_text import VectorPolicy, titled
 
 MANIFEST = "manifest.json"
@@ -34,10 +35,16 @@ def eval_root() -> Path:
     return Settings.from_env().eval_dir
 
 
-def default_folder(dataset: Dataset, policy: VectorPolicy, bm25: Bm25Params = DEFAULT_BM25) -> Path:
-    """``data/eval/<data set>/<policy>[-<BM25 constants>]``: a policy change builds a new index next to the
-    old one."""
+def default_folder(
+    dataset: Dataset,
+    policy: VectorPolicy,
+    bm25: Bm25Params = DEFAULT_BM25,
+    pdf_engine: str = DEFAULT_PDF_ENGINE,
+) -> Path:
+    """``data/eval/<data set>/<policy>[-<BM25 constants>][-pdf-<engine>]``: a policy or PDF engine change
+    builds a new index next to the old one (the PDF engine counts for data sets of files only)."""
     name = policy.identity + ("" if bm25 == DEFAULT_BM25 else f",bm25,{bm25.identity}")
+    name += "" if dataset.kind == PASSAGE_KIND else f",pdf,{pdf_engine}"
     return eval_root() / dataset.name / re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-")
 
 
@@ -52,7 +59,12 @@ def documents(dataset: Dataset) -> Iterator[LoadedDocument]:
     if dataset.kind == PASSAGE_KIND:
         yield from passages(dataset)
         return
-    parser = Parser(Settings().max_file_bytes, PageCache(page_cache_path(shared_cache(dataset))))
+    settings = Settings.from_env()
+    parser = Parser(
+        settings.max_file_bytes,
+        PageCache(page_cache_path(shared_cache(dataset))),
+        pdf_engine=settings.pdf_engine,
+    )
     for load in parser.parse_paths(dataset.files):
         try:
             yield load()
@@ -72,6 +84,7 @@ def corpus_avg_len(dataset: Dataset, embedder: Embedder) -> float:
 
 def identity(dataset: Dataset, engine: Engine) -> dict[str, Any]:
     """What an index is built from; equal identities mean the index can be reused."""
+    pdf = {} if dataset.kind == PASSAGE_KIND else {"pdf_engine": engine.parser.pdf_engine}
     return {
         "dataset": dataset.name,
         "fingerprint": dataset.fingerprint(),
@@ -79,7 +92,7 @@ def identity(dataset: Dataset, engine: Engine) -> dict[str, Any]:
         "summarizer": getattr(engine.summarizer, "identity", type(engine.summarizer).__name__),
         "dense_model": engine.embedder.dense_model,
         "sparse_model": engine.embedder.sparse_identity,
-    }
+    } | pdf
 
 
 def open_index(
@@ -101,7 +114,7 @@ def open_index(
     policy = policy or VectorPolicy()
     bm25 = embedder.bm25 if embedder else bm25
     cache = shared_cache(dataset) if folder is None else None
-    folder = str(folder or default_folder(dataset, policy, bm25))
+    folder = str(folder or default_folder(dataset, policy, bm25, Settings.from_env().pdf_engine))
     memory = folder == ":memory:"
     store = folder if memory else str(Path(folder) / "qdrant")
     if not memory:

@@ -41,6 +41,7 @@ __all__ = [
     "UPSERT_BATCH",
     "Candidate",
     "ClientStore",
+    "CollectionLayout",
     "EdgeStore",
     "Hit",
     "NodePoint",
@@ -64,7 +65,7 @@ DEFAULT_ENGINE = "edge"
 def __getattr__(name: str) -> Any:
     """qdrant-client (about 1 s to import) is loaded only when its store is used: a search on Qdrant Edge and
     the CLI's ``--help`` never import it."""
-    if name in ("ClientStore", "open_client"):
+    if name in ("ClientStore", "CollectionLayout", "open_client"):
         from drag_core.store import client
 
         return getattr(client, name)
@@ -91,12 +92,10 @@ def open_store(settings: Settings) -> NodeStore:
         raise StoreError(f"unknown engine {engine!r}; DRAG_ENGINE is one of {', '.join(ENGINES)}")
     try:
         if settings.qdrant_url or engine == "local":
-            from drag_core.store.client import ClientStore, open_client
+            from drag_core.store.client import ClientStore, CollectionLayout, open_client
 
-        if settings.qdrant_url:
-            return ClientStore(open_client(settings), settings.collection, server=True)
-        if engine == "local":
-            return ClientStore(open_client(settings), settings.collection)
+            layout = CollectionLayout.of(settings)
+            return ClientStore(open_client(settings), settings.collection, bool(settings.qdrant_url), layout)
         return EdgeStore(None if settings.store == ":memory:" else Path(settings.store), settings.collection)
     except Exception as error:  # qdrant-client and qdrant-edge raise many types for the same few causes
         raise StoreError(describe_open_error(settings, error)) from None

@@ -14,7 +14,7 @@ import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,7 @@ import numpy as np
 from drag_core.embeddings import SparseVector
 from drag_core.errors import DragError
 from drag_core.fusion import qdrant_rrf_k
+from drag_core.lease import LEASE_FIELDS, Lease, abandoned
 from drag_core.types import Node
 
 log = logging.getLogger(__name__)
@@ -241,9 +242,14 @@ class NodeStore(ABC):
 
     # -- writing ---------------------------------------------------------------------------------------
     def write_document(
-        self, nodes: Sequence[Node], dense: np.ndarray, sparse: Sequence[SparseVector]
+        self,
+        nodes: Sequence[Node],
+        dense: np.ndarray,
+        sparse: Sequence[SparseVector],
+        lease: Lease | None = None,
     ) -> None:
-        """Upsert a document's nodes; the root goes last, alone, so its presence marks the document complete."""
+        """Upsert a document's nodes; the root goes last, alone, so its presence marks the document complete.
+        With a ``lease``, every batch carries the writer's id and a fresh heartbeat (see ``lease``)."""
         points = [
             NodePoint(
                 node.id,
@@ -259,9 +265,9 @@ class NodeStore(ABC):
         body = [p for p, node in zip(points, nodes) if not node.is_root]
         for start in range(0, len(body), UPSERT_BATCH):
             self.round_trips += 1
-            self._upsert(body[start : start + UPSERT_BATCH])
+            self._upsert(_leased(body[start : start + UPSERT_BATCH], lease))
         self.round_trips += 1
-        self._upsert(roots)
+        self._upsert(_leased(roots, lease))
 
     def delete_document(self, doc_id: str, file_name: str | None = None) -> None:
         """Remove every node of one document version (of one file, when given), the root first (so a
@@ -271,20 +277,27 @@ class NodeStore(ABC):
         self._delete(Where(equals=(*document.equals, ("parent_id", -1))))
         self._delete(document)
 
-    def recover(self) -> list[str]:
-        """Delete the nodes of documents whose root was never written (an interrupted ingest), and older
-        versions of a file still listed beside its newest one (an interrupted replace).
+    def recover(self, lease: Lease | None = None) -> list[str]:
+        """Delete the nodes of abandoned documents whose root was never written (an interrupted ingest), and
+        older versions of a file still listed beside its newest one (an interrupted replace).
 
-        Returns the removed document ids. Call it when no ingest is running against this store.
+        With the ``lease`` of the writer that recovers, a partial document another writer is still writing
+        (its heartbeat younger than the lease) is left alone, so writers may share the collection; without
+        one, every partial document is removed (call it then when no ingest runs against this store).
+        Returns the removed document ids.
         """
         if not self.has_collection():
             return []
         roots = sorted(self.roots(), key=lambda root: root.extra.get("ingested_at", 0))
         complete = {(root.doc_id, root.file_name) for root in roots}
-        found = {(p["doc_id"], p["file_name"]) for p in self._payloads(["doc_id", "file_name"])}
+        partial = [
+            p
+            for p in self._payloads(["doc_id", "file_name", *LEASE_FIELDS])
+            if (p["doc_id"], p["file_name"]) not in complete
+        ]
         newest = {root.file_name: root.doc_id for root in roots}
         older = {(root.doc_id, root.file_name) for root in roots if newest[root.file_name] != root.doc_id}
-        removed = sorted(found - complete) + sorted(older)
+        removed = sorted(abandoned(partial, lease)) + sorted(older)
         for doc_id, file_name in removed:
             log.warning("removing %s of %s left by an interrupted ingest", doc_id, file_name)
             self.delete_document(doc_id, file_name)
@@ -386,6 +399,11 @@ class NodeStore(ABC):
     @abstractmethod
     def _query_batch(self, query: QueryVectors, requests: list[Request]) -> list[list[Hit]]:
         """Run all requests in one engine call."""
+
+
+def _leased(points: Sequence[NodePoint], lease: Lease | None) -> list[NodePoint]:
+    """The points stamped with the lease's writer and a heartbeat of now (as they are without a lease)."""
+    return [replace(p, payload=lease.stamp(p.payload)) for p in points] if lease else list(points)
 
 
 def candidates(fused: list[Hit], dense: list[Hit], sparse: list[Hit]) -> list[Candidate]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from qdrant_client import QdrantClient, models
@@ -27,6 +28,25 @@ from drag_core.store.base import (
 )
 
 
+@dataclass(frozen=True)
+class CollectionLayout:
+    """How a server or cluster lays out a collection it creates (None/False: the server's defaults).
+
+    Attributes:
+        shard_number: shards the points are spread over (a cluster spreads them over its nodes).
+        replication_factor: copies of each shard on a cluster.
+        on_disk: dense vectors, sparse index and payload on disk instead of RAM.
+    """
+
+    shard_number: int | None = None
+    replication_factor: int | None = None
+    on_disk: bool = False
+
+    @classmethod
+    def of(cls, settings: Settings) -> CollectionLayout:
+        return cls(settings.shard_number, settings.replication_factor, settings.on_disk)
+
+
 def open_client(settings: Settings) -> QdrantClient:
     """A qdrant-client for the settings: server when ``qdrant_url`` is set (checked with one call), else local
     mode. Raises whatever qdrant-client raises; ``open_store`` turns it into a ``StoreError``."""
@@ -45,15 +65,23 @@ class ClientStore(NodeStore):
 
     Attributes:
         client: the qdrant-client.
+        layout: shards, replication and on-disk storage of a collection this store creates.
         collection: the collection name.
         round_trips: number of Qdrant calls made through this store.
         engine_label: "Qdrant server" or "qdrant-client local mode (embedded)".
     """
 
-    def __init__(self, client: QdrantClient, collection: str = "drag_nodes", server: bool = False) -> None:
+    def __init__(
+        self,
+        client: QdrantClient,
+        collection: str = "drag_nodes",
+        server: bool = False,
+        layout: CollectionLayout | None = None,
+    ) -> None:
         super().__init__(collection)
         self.client = client
         self.engine_label = "Qdrant server" if server else "qdrant-client local mode (embedded)"
+        self.layout = layout or CollectionLayout()
 
     def close(self) -> None:
         self.client.close()
@@ -65,10 +93,20 @@ class ClientStore(NodeStore):
         return vectors[DENSE].size if isinstance(vectors, dict) and DENSE in vectors else 0
 
     def _create(self, dim: int) -> None:
+        on_disk = self.layout.on_disk or None
         self.client.create_collection(
             self.collection,
-            vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
-            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            vectors_config={
+                DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE, on_disk=on_disk)
+            },
+            sparse_vectors_config={
+                SPARSE: models.SparseVectorParams(
+                    modifier=models.Modifier.IDF, index=models.SparseIndexParams(on_disk=on_disk)
+                )
+            },
+            shard_number=self.layout.shard_number,
+            replication_factor=self.layout.replication_factor,
+            on_disk_payload=on_disk,
         )
 
     def _indexed_fields(self) -> set[str]:
