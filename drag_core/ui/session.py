@@ -46,14 +46,22 @@ def llm_config() -> LLMConfig | None:
 
 
 @st.cache_resource(show_spinner="Loading the embedding models…")
-def _embedder(model_dir: str, dense_model: str, sparse_model: str, bm25: Bm25Params) -> Embedder:
-    return Embedder(Path(model_dir), dense_model, sparse_model, bm25=bm25)
+def _embedder(
+    model_dir: str, dense_model: str, sparse_model: str, bm25: Bm25Params, threads: int | None
+) -> Embedder:
+    return Embedder(Path(model_dir), dense_model, sparse_model, threads=threads, bm25=bm25)
 
 
 @st.cache_resource(show_spinner="Opening the index…")
 def _engine(key: str, _env: Mapping[str, str]) -> Engine:
     settings = Settings.from_env(_env)
-    embedder = _embedder(str(settings.model_dir), settings.dense_model, settings.sparse_model, settings.bm25)
+    embedder = _embedder(
+        str(settings.model_dir),
+        settings.dense_model,
+        settings.sparse_model,
+        settings.bm25,
+        settings.embed_threads,
+    )
     return Engine(settings, summarizer=default_summarizer(_env), embedder=embedder)
 
 
