@@ -13,24 +13,21 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from fastembed import TextEmbedding
 
-from fastembed import TextEmbedding  # noqa: E402
-
-from drag_core.loading import load_path  # noqa: E402
-from drag_core.model_files import (  # noqa: E402
+from drag_core.loading import load_path
+from drag_core.model_files import (
     DENSE_MODEL_NAME,
     default_dense_model_dir,
     prepare_dense_model,
     register_dense_model,
 )
 
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub, ever (models load from local folders)
+REPO = Path(__file__).resolve().parents[1]
 FINANCE = REPO.parent / "shared" / "data" / "financebench-dev" / "docs"
 BATCHES = (8, 16, 32, 64)
 

@@ -13,17 +13,14 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
+from drag_core.loading import load_path
+from drag_core.pdf_text import PDF_ENGINES
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from drag_core.loading import load_path  # noqa: E402
-from drag_core.pdf_text import PDF_ENGINES  # noqa: E402
-
 SHARED = REPO.parent / "shared" / "data"
 VOCAB = REPO / "models" / "all-MiniLM-L6-v2" / "vocab.txt"
 WORD = re.compile(r"[A-Za-z]{2,}")

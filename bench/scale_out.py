@@ -20,7 +20,6 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 
 FINANCE = REPO.parent / "shared" / "data" / "financebench-dev" / "docs"
 
