@@ -43,7 +43,8 @@ def open_engine(args: argparse.Namespace, read: bool = True) -> Engine:
     settings = Settings.from_env(store=args.store)
     if read and not index_exists(settings):
         raise UsageError(f"no index at {Path(settings.store).resolve()}: ingest first or pass --store")
-    if not args.quiet and not args.json:
+    if not args.quiet and not args.json and sys.stderr.isatty():
+        # Only on a terminal, where a person waits for the first output; scripts read one error line.
         print("loading the index and the embedding models …", file=sys.stderr, flush=True)
     from drag_core.engine import Engine
 
