@@ -105,13 +105,16 @@ class Projection:
         return np.asarray(rows, dtype=np.float32)
 
 
-def build(embedder: Embedder, dense: str) -> list[Document]:
+def build(embedder: Embedder, dense: str, max_nodes: int | None = None) -> list[Document]:
+    """The corpus's documents (whole), stopping once they hold at least ``max_nodes`` nodes (None: all)."""
     embed = embedder.dense if dense == "minilm" else Projection(embedder, embedder.dim)
     describer = Describer(ExtractiveSummarizer(), DescriptionCache(None))
     policy = VectorPolicy()
     documents = []
     started = time.perf_counter()
     for i, loaded in enumerate(_documents()):
+        if max_nodes is not None and sum(len(d.nodes) for d in documents) >= max_nodes:
+            break
         nodes = build_tree(loaded, describer.pages([p.text for p in loaded.pages]), describer.groups)
         documents.append(
             Document(

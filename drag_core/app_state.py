@@ -74,6 +74,14 @@ def progress_text(event: ProgressEvent) -> str:
     return f"{event.file_name} — {event.stage} {event.done}/{event.total}"
 
 
+def clock(seconds: float) -> str:
+    """``0:07``, ``2:05``, ``1:02:05``."""
+    whole = int(round(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 def escape_markdown(text: str) -> str:
     """``text`` with every Markdown control character backslash-escaped, so it shows as typed."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import Any
 
-from drag_core.engine import Engine
+from drag_core.engine import DocumentInfo, Engine
 from drag_core.search import SearchParams, SearchResult
 from drag_core.search import strategy as strategy_named
 from drag_core.store import QueryVectors
@@ -27,6 +27,11 @@ from drag_core.types import Node
 
 SUMMARY_CHARS = 240
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def index_key(documents: Iterable[DocumentInfo]) -> tuple[str, ...]:
+    """What the index holds, as a hashable key: the sorted document versions."""
+    return tuple(sorted(d.doc_id for d in documents))
 
 
 def params_key(strategy: str, params: SearchParams) -> tuple[tuple[str, Any], ...]:
@@ -129,13 +134,20 @@ class Comparer:
         self._vectors: OrderedDict[str, QueryVectors] = OrderedDict()
 
     def compare(
-        self, engine: Engine, query: str, strategies: Iterable[str], params: SearchParams
+        self,
+        engine: Engine,
+        query: str,
+        strategies: Iterable[str],
+        params: SearchParams,
+        index: tuple[str, ...] | None = None,
     ) -> Comparison:
-        """Run each strategy (or reuse its earlier run) on ``query``. Raises ``ValueError`` for an empty query
-        or an unknown strategy."""
+        """Run each strategy (or reuse its earlier run) on ``query``. ``index`` names the index content (the
+        sorted document versions; read from the engine when not given): a remembered run costs no Qdrant call.
+        Raises ``ValueError`` for an empty query or an unknown strategy."""
         if not query.strip():
             raise ValueError("the query is empty")
-        index = tuple(sorted(d.doc_id for d in engine.documents()))
+        if index is None:
+            index = index_key(engine.documents())
         comparison = Comparison(query=query, params=params)
         vectors = _remember(self._vectors, query)
         if vectors is None:

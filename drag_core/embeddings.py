@@ -10,7 +10,7 @@ the terms the vectors weigh, through public APIs only.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ import numpy as np
 from drag_core.config import DEFAULT_BM25, DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_MODEL, Bm25Params
 from drag_core.text import ENGLISH_STOPWORDS
 
+#: Texts per model call: the embedder's lock is held and progress reported once per batch.
 BATCH_SIZE = 32
 #: Longer tokens are dropped (fastembed's default, set explicitly so ``bm25_tokens`` drops the same).
 TOKEN_MAX_LENGTH = 40
@@ -122,18 +123,20 @@ class Embedder:
             terms.append([stem for stem in map(self._stemmer.stem_word, kept) if stem])
         return terms
 
-    def dense(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-length dense vectors, one row per text."""
+    def dense(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+        """Unit-length dense vectors, one row per text; ``progress(done, total)`` after each batch."""
         if not texts:
             return np.zeros((0, getattr(self, "dim", 0)), dtype=np.float32)
-        return np.asarray(self._embed(self._dense, texts), dtype=np.float32)
+        return np.asarray(self._embed(self._dense, texts, progress), dtype=np.float32)
 
     def sparse(self, texts: Sequence[str]) -> list[SparseVector]:
         """BM25 document vectors (term frequencies saturated and length-normalised; IDF comes from Qdrant)."""
         rows = self._embed(self._sparse, texts)
         return [SparseVector(r.indices.tolist(), r.values.astype(float).tolist()) for r in rows]
 
-    def _embed(self, model: Any, texts: Sequence[str]) -> list[Any]:
+    def _embed(
+        self, model: Any, texts: Sequence[str], progress: Callable[[int, int], None] | None = None
+    ) -> list[Any]:
         """``model.embed`` batch by batch, holding the lock per batch: a query embedded meanwhile (another
         session's search) waits for one batch, not for a whole document."""
         rows: list[Any] = []
@@ -141,6 +144,8 @@ class Embedder:
             with self._lock:
                 rows.extend(model.embed(list(texts[start : start + BATCH_SIZE]), batch_size=BATCH_SIZE))
                 self.embedded += len(texts[start : start + BATCH_SIZE])
+            if progress:
+                progress(len(rows), len(texts))
         return rows
 
     def query(self, text: str) -> tuple[np.ndarray, SparseVector]:

@@ -23,7 +23,15 @@ from drag_core.describe.base import Summarizer
 from drag_core.describe.cache import DescriptionCache
 from drag_core.describe.describer import Describer
 from drag_core.embeddings import Embedder
-from drag_core.ingest import Ingestor, IngestReport, ProgressCallback, ProgressEvent, failed
+from drag_core.ingest import (
+    CancelCheck,
+    Ingestor,
+    IngestReport,
+    ProgressCallback,
+    ProgressEvent,
+    failed,
+    stop_if_asked,
+)
 from drag_core.lease import Lease
 from drag_core.loading import LoadedDocument, clean_file_name, document_id
 from drag_core.model_files import DENSE_DIM
@@ -185,10 +193,18 @@ class Engine:
         for path, report in zip(paths, known):
             yield report or self._ingest(path.name, next(loads), progress)
 
-    def ingest_bytes(self, name: str, data: bytes, progress: ProgressCallback | None = None) -> IngestReport:
-        """Ingest an uploaded file."""
+    def ingest_bytes(
+        self,
+        name: str,
+        data: bytes,
+        progress: ProgressCallback | None = None,
+        cancel: CancelCheck | None = None,
+    ) -> IngestReport:
+        """Ingest an uploaded file. ``cancel`` is asked between batches of every stage before the store stage:
+        when it says yes the file ends ``cancelled`` and the index holds nothing of it (an older version of the
+        file stays as it was)."""
         return self._unchanged(name, data) or self._ingest(
-            name, lambda: self.parser.parse_bytes(name, data), progress
+            name, lambda: self.parser.parse_bytes(name, data), progress, cancel
         )
 
     def _unchanged(self, name: str, data: bytes | None) -> IngestReport | None:
@@ -206,16 +222,23 @@ class Engine:
         return self._ingest(document.file_name, lambda: document, progress)
 
     def _ingest(
-        self, name: str, load: Callable[[], LoadedDocument], progress: ProgressCallback | None
+        self,
+        name: str,
+        load: Callable[[], LoadedDocument],
+        progress: ProgressCallback | None,
+        cancel: CancelCheck | None = None,
     ) -> IngestReport:
         started = time.perf_counter()
         try:
             if progress:
                 progress(ProgressEvent(name, "pages", 0, 1))
             document: LoadedDocument = load()
+            stop_if_asked(cancel)
             if progress:
                 progress(ProgressEvent(document.file_name, "pages", len(document.pages), len(document.pages)))
-            report = self.ingestor.ingest(document, progress)  # takes self.lock around store calls only
+            report = self.ingestor.ingest(
+                document, progress, cancel
+            )  # takes self.lock around store calls only
             report.stage_seconds["pages"] = time.perf_counter() - started - sum(report.stage_seconds.values())
         except Exception as error:  # one bad file never stops the batch; the store is left as it was
             log.warning("ingest of %s failed: %s", name, error)

@@ -46,6 +46,12 @@ class ProgressEvent:
 
 
 ProgressCallback = Callable[[ProgressEvent], None]
+#: Asked between batches of every stage before the store: True stops the file (nothing of it is written).
+CancelCheck = Callable[[], bool]
+
+
+class IngestCancelled(Exception):
+    """Someone asked to stop; raised before the store stage, so the index holds nothing of the file."""
 
 
 @dataclass
@@ -54,7 +60,8 @@ class IngestReport:
 
     Attributes:
         file_name: the file (cleaned name).
-        status: ``indexed``, ``replaced`` (an older version was replaced), ``unchanged`` or ``failed``.
+        status: ``indexed``, ``replaced`` (an older version was replaced), ``unchanged``, ``failed`` or
+            ``cancelled`` (stopped on request before anything was written).
         reason: one-line reason when failed.
         pages: pages found.
         empty_pages: pages with no extractable text.
@@ -78,10 +85,12 @@ class IngestReport:
 
     @property
     def ok(self) -> bool:
-        return self.status != "failed"
+        return self.status not in ("failed", "cancelled")
 
     def line(self) -> str:
         """The one-line summary shown to people."""
+        if self.status == "cancelled":
+            return f"{self.file_name}: cancelled — {self.reason}"
         if not self.ok:
             return f"{self.file_name}: FAILED — {self.reason}"
         size = f"{_count(self.pages, 'page')}, {_count(self.nodes, 'node')}"
@@ -123,8 +132,15 @@ class Ingestor:
         self.lock = lock if lock is not None else nullcontext()
         self.lease = lease
 
-    def ingest(self, document: LoadedDocument, progress: ProgressCallback | None = None) -> IngestReport:
-        """Index one loaded document, replacing an older version of the same file."""
+    def ingest(
+        self,
+        document: LoadedDocument,
+        progress: ProgressCallback | None = None,
+        cancel: CancelCheck | None = None,
+    ) -> IngestReport:
+        """Index one loaded document, replacing an older version of the same file. ``cancel`` is asked after
+        every batch until the store stage begins; when it says yes, ``IngestCancelled`` is raised and nothing
+        of the document has been written."""
         started = time.perf_counter()
         report = IngestReport(
             document.file_name,
@@ -138,9 +154,13 @@ class Ingestor:
             return unchanged
 
         def stage(name: str) -> Callable[[int, int], None]:
-            return lambda done, total: (
-                progress(ProgressEvent(document.file_name, name, done, total)) if progress else None
-            )
+            def report_progress(done: int, total: int) -> None:
+                if name != "store":
+                    stop_if_asked(cancel)
+                if progress:
+                    progress(ProgressEvent(document.file_name, name, done, total))
+
+            return report_progress
 
         timer = _StageTimer(report)
         with timer("summaries"):
@@ -151,10 +171,13 @@ class Ingestor:
         report.fallbacks = sum(1 for n in nodes if n.fallback_reason)
         with timer("vectors"):
             stage("vectors")(0, len(nodes))
-            dense = dense_vectors(nodes, self.policy, self.embedder.dense)
+            dense = dense_vectors(
+                nodes, self.policy, lambda texts: self.embedder.dense(texts, stage("vectors"))
+            )
             sparse = self.embedder.sparse(sparse_texts(nodes, self.policy))
             stage("vectors")(len(nodes), len(nodes))
         _describe_root(nodes[-1], report, self.policy, self.embedder.sparse_identity)
+        stop_if_asked(cancel)  # the last chance: from here on the document is written whole
         with timer("store"), self.lock:
             stage("store")(0, len(nodes))
             previous, same = self._versions(
@@ -243,11 +266,18 @@ class _StageTimer:
         self.report.stage_seconds[self._name] = time.perf_counter() - self._started
 
 
+def stop_if_asked(cancel: CancelCheck | None) -> None:
+    """Raise ``IngestCancelled`` when ``cancel`` says to stop."""
+    if cancel is not None and cancel():
+        raise IngestCancelled("stopped before anything was written; the index is unchanged")
+
+
 def failed(file_name: str, error: Exception) -> IngestReport:
     """The report of a file that could not be ingested (its name as given, control characters dropped)."""
-    reason = str(error) if isinstance(error, LoadError) else f"{type(error).__name__}: {str(error)[:200]}"
+    known = isinstance(error, LoadError | IngestCancelled)
+    reason = str(error) if known else f"{type(error).__name__}: {str(error)[:200]}"
     return IngestReport(
         "".join(ch for ch in file_name if ch.isprintable()),
-        "failed",
+        "cancelled" if isinstance(error, IngestCancelled) else "failed",
         reason=reason.splitlines()[0] if reason else type(error).__name__,
     )

@@ -8,13 +8,11 @@ Plotly renders a subset of HTML in titles, labels and hover text, so every text 
 from __future__ import annotations
 
 import html
-import math
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from drag_core.compare import Comparison
 from drag_core.search import SearchResult
@@ -25,7 +23,6 @@ from drag_core.types import Node
 
 SNIPPET_CHARS = 200
 HOVER_CHARS = 320
-CURVE_COLUMNS = 3
 
 #: Node marks in the tree, weakest first, with their legend text and colour.
 MARKS: dict[str, tuple[str, str]] = {
@@ -34,13 +31,6 @@ MARKS: dict[str, tuple[str, str]] = {
     "kept": ("kept on the way", "#00798c"),
     "final": ("returned", "#d1495b"),
 }
-#: What happened to each point of a ranking curve, with legend text and colour.
-POINTS: dict[str, tuple[str, str]] = {
-    "kept": ("kept", "#00798c"),
-    "dropped": ("dropped (suppressed / not followed)", "#edae49"),
-    "cut": ("cut by the knee", "#adb5bd"),
-}
-KNEE_COLOR = "#d1495b"
 FONT = {"family": "DejaVu Sans, Arial, sans-serif", "size": 12}
 
 
@@ -164,21 +154,6 @@ def selected_node_id(points: Iterable[Mapping[str, Any]]) -> int | None:
 # -- results and traces -----------------------------------------------------------------------------------
 
 
-def node_rows(result: SearchResult) -> list[dict[str, Any]]:
-    """The final nodes of a search as table rows: rank, pages, summary snippet, level, score, file."""
-    return [
-        {
-            "#": rank,
-            "pages": page_span(node.page_start, node.page_end),
-            "summary": snippet(node.summary),
-            "level": node.level,
-            "score": round(result.scores.get(node.id, 0.0), 5),
-            "file": node.file_name,
-        }
-        for rank, node in enumerate(result.nodes, start=1)
-    ]
-
-
 def step_title(step: Step) -> str:
     """Plain-text name of a step; a ``PARENT`` step is named by the parent's pages."""
     if step.kind is StepKind.PARENT:
@@ -186,153 +161,6 @@ def step_title(step: Step) -> str:
         if parent is not None:
             return f"parent {page_span(parent.page_start, parent.page_end)} (L{parent.level})"
     return step.name
-
-
-def step_rows(result: SearchResult) -> list[dict[str, Any]]:
-    """One row per step: what was ranked, where the knee was, how many were kept."""
-    return [
-        {
-            "step": step_title(step),
-            "ranked": len(step.candidates),
-            "knee at": "—" if step.knee_index is None else step.knee_index + 1,
-            "cut keeps": "—" if step.cut is None else step.cut,
-            "kept": len(step.kept),
-            "ms": f"{step.ms:.1f}",
-        }
-        for step in result.trace
-    ]
-
-
-def point_marks(step: Step, score_source: str) -> list[str]:
-    """What happened to each point of a step's curve (a key of ``POINTS``).
-
-    The fused curve is the ranking itself, so each point is a candidate. A dense curve is the cosines sorted
-    on their own: its points are positions, kept up to the cut and cut after it.
-    """
-    cut = len(step.candidates) if step.cut is None else step.cut
-    if _reads_dense(step, score_source):
-        return ["kept" if i < cut else "cut" for i in range(len(step.curve))]
-    kept = set(step.kept)
-    return [
-        "kept" if c.id in kept else ("dropped" if i < cut else "cut") for i, c in enumerate(step.candidates)
-    ]
-
-
-def curve_figure(result: SearchResult) -> go.Figure:
-    """One panel per step: the curve the knee read (or the fused ranking when no knee was used), points
-    coloured kept / dropped / cut, the knee starred and the cut drawn as a dashed line."""
-    steps = result.trace
-    source = result.params.score_source
-    columns = max(1, min(CURVE_COLUMNS, len(steps)))
-    rows = max(1, math.ceil(len(steps) / columns))
-    figure = make_subplots(
-        rows=rows,
-        cols=columns,
-        subplot_titles=[html.escape(_panel_title(step)) for step in steps] or [""],
-        horizontal_spacing=0.06,
-        vertical_spacing=min(0.25, 0.6 / rows),
-    )
-    shown: set[str] = set()
-    for index, step in enumerate(steps):
-        row, col = divmod(index, columns)
-        _add_curve(figure, step, source, row + 1, col + 1, shown)
-    y_title = "cosine (sorted)" if any(_reads_dense(step, source) for step in steps) else "RRF score"
-    figure.update_yaxes(title_text=y_title, col=1, tickformat=".3~f")
-    longest = max((len(step.candidates) for step in steps), default=1)
-    figure.update_xaxes(tick0=1, dtick=max(1, math.ceil(longest / 8)))
-    figure.update_xaxes(title_text="rank", row=rows)
-    figure.update_layout(
-        height=90 + 230 * rows,
-        margin={"l": 10, "r": 10, "t": 80, "b": 40},
-        font=FONT,
-        plot_bgcolor="#ffffff",
-        legend={"orientation": "h", "y": 1.0, "yanchor": "top", "yref": "container", "x": 0},
-        hovermode="closest",
-    )
-    figure.update_annotations(font_size=12)
-    return figure
-
-
-def _panel_title(step: Step) -> str:
-    knee = "no knee" if step.knee_index is None else f"knee at {step.knee_index + 1}"
-    if step.cut is None:
-        knee = "no knee cut"
-    return f"{step_title(step)} · {knee} · kept {len(step.kept)}/{len(step.candidates)}"
-
-
-def _reads_dense(step: Step, score_source: str) -> bool:
-    """Whether the step's curve is the sorted cosines (a knee cut on dense scores), not the fused ranking."""
-    return bool(step.curve) and score_source == "dense"
-
-
-def _add_curve(figure: go.Figure, step: Step, source: str, row: int, col: int, shown: set[str]) -> None:
-    values = list(step.curve) if step.curve else [c.fused for c in step.candidates]
-    aligned = not _reads_dense(step, source)
-    ranks = list(range(1, len(values) + 1))
-    figure.add_scatter(
-        x=ranks,
-        y=values,
-        mode="lines",
-        line={"color": "#ced4da", "width": 1.5},
-        hoverinfo="skip",
-        showlegend=False,
-        row=row,
-        col=col,
-    )
-    marks = point_marks(step, source)
-    for mark, (legend, colour) in POINTS.items():
-        chosen = [i for i, m in enumerate(marks) if m == mark]
-        if not chosen:
-            continue
-        hover = [
-            _point_hover(step.candidates[i], values[i], i) if aligned else f"rank {i + 1}: {values[i]:.4f}"
-            for i in chosen
-        ]
-        figure.add_scatter(
-            x=[i + 1 for i in chosen],
-            y=[values[i] for i in chosen],
-            mode="markers",
-            marker={"color": colour, "size": 8, "line": {"color": "#ffffff", "width": 1}},
-            name=legend,
-            legendgroup=mark,
-            showlegend=mark not in shown,
-            hovertext=hover,
-            hoverinfo="text",
-            row=row,
-            col=col,
-        )
-        shown.add(mark)
-    if step.knee_index is not None and step.knee_index < len(values):
-        k = step.knee_index
-        figure.add_scatter(
-            x=[k + 1],
-            y=[values[k]],
-            mode="markers",
-            marker={
-                "symbol": "star",
-                "size": 16,
-                "color": KNEE_COLOR,
-                "line": {"color": "#ffffff", "width": 1},
-            },
-            name="knee",
-            legendgroup="knee",
-            showlegend="knee" not in shown,
-            hovertext=[f"knee at rank {k + 1}"],
-            hoverinfo="text",
-            row=row,
-            col=col,
-        )
-        shown.add("knee")
-    if step.cut is not None and 0 < step.cut < len(values):
-        figure.add_vline(
-            x=step.cut + 0.5, line={"color": KNEE_COLOR, "dash": "dash", "width": 1}, row=row, col=col
-        )
-
-
-def _point_hover(candidate: Candidate, value: float, index: int) -> str:
-    ranks = f"dense #{candidate.dense_rank or '—'}, sparse #{candidate.sparse_rank or '—'}"
-    name = html.escape(f"{candidate.file_name} · {node_label(candidate)}")
-    return f"rank {index + 1}: {value:.4f}<br>{name}<br>{ranks}"
 
 
 def overlap_figure(comparison: Comparison) -> go.Figure:

@@ -1,133 +1,157 @@
-"""Compare: one query, several strategies side by side — final nodes, pages, tokens, latency, overlap, and
-every step's score curve with its knee. The knobs in the sidebar rerun only the strategies they concern.
-Optional answer from one strategy's context; export as JSON / CSV."""
+"""Compare: one query, several strategies side by side — what each returns (file and pages), pages, tokens,
+latency, overlap, and every ranking step's curves with the knee and the reason for each cut.
+
+The knee's knobs and the results are one ``st.fragment`` (the Compare panel): moving a knee knob reruns only
+that panel, reruns only the strategies that read the knob (the others come from the comparer's memory) and
+redraws only the figures whose inputs changed; a rerun whose searches are remembered makes no model, index or
+Qdrant call. The question, the strategies and the walks' knobs (rarely moved) rerun the page, so a slider step
+redraws as little as it can. ``?q=…`` in the address asks a question on opening."""
+
+import time
 
 import streamlit as st
 
-from drag_core import DragError, ui, views
+from drag_core import DragError, knee_view, ui, views
 from drag_core.app_state import SAMPLE_PDF, SAMPLE_QUERY, answer, citations, escape_markdown
-from drag_core.compare import export_tables, to_csv, to_json
+from drag_core.compare import Comparison, StrategyRun, export_tables, index_key, to_csv, to_json
 from drag_core.knee import KNEE_METHODS
 from drag_core.search import DEFAULT_STRATEGIES, SCORE_SOURCES, STRATEGIES, SearchParams
 
 SOURCE_NAMES = {"rrf": "RRF (fused)", "dense": "dense cosine"}
+CARDS_PER_ROW = 5
+RESULTS_PX = 420
+SUMMARY_CHARS = 110
 
 st.title("Compare strategies")
 engine = ui.engine()
 documents = ui.indexed_documents(engine)
-# The knobs start at the library's defaults (the CLI's too); RRF k at the settings' DRAG_RRF_K.
+index = index_key(documents)
 defaults = SearchParams(rrf_k=engine.settings.rrf_k)
-
-with st.sidebar:
-    st.header("Knobs")
-    knee_method = ui.kept(
-        st.selectbox, "Knee detector", "knee_method", defaults.knee_method, options=KNEE_METHODS
-    )
-    sensitivity = ui.kept(
-        st.slider,
-        "Sensitivity",
-        "sensitivity",
-        defaults.sensitivity,
-        min_value=0.0,
-        max_value=5.0,
-        step=0.1,
-        help="The detector's S: for kneedle, higher waits for a clearer knee (usually keeps more).",
-    )
-    min_keep, max_keep = ui.kept(
-        st.slider,
-        "Kept per ranking (min – max)",
-        "keep_range",
-        (defaults.min_keep, defaults.max_keep or 50),
-        min_value=1,
-        max_value=50,
-        help="Bounds on how many items a knee cut keeps.",
-    )
-    beam_width = ui.kept(
-        st.slider, "Beam width (beam)", "beam_width", defaults.beam_width, min_value=1, max_value=20
-    )
-    roots = ui.kept(st.slider, "Roots (branch, beam)", "roots", defaults.roots, min_value=1, max_value=20)
-    top_k = ui.kept(st.slider, "Top k (flat)", "top_k", defaults.top_k, min_value=1, max_value=50)
-    rrf_k = ui.kept(st.slider, "RRF k", "rrf_k", defaults.rrf_k, min_value=1, max_value=200)
-    score_source = ui.kept(
-        st.radio,
-        "Score curve the knee reads",
-        "score_source",
-        defaults.score_source,
-        options=SCORE_SOURCES,
-        format_func=SOURCE_NAMES.get,
-        horizontal=True,
-    )
-
-params = defaults.with_(
-    top_k=top_k,
-    roots=roots,
-    beam_width=beam_width,
-    rrf_k=rrf_k,
-    knee_method=knee_method,
-    sensitivity=sensitivity,
-    min_keep=min_keep,
-    max_keep=max_keep,
-    score_source=score_source,
-)
-
 has_sample = any(d.file_name == SAMPLE_PDF.name for d in documents)
-query = ui.kept(
-    st.text_input,
-    "Question",
-    "query",
-    SAMPLE_QUERY if has_sample else "",
-    placeholder="Ask something the indexed documents answer",
-)
-strategies = ui.kept(
-    st.multiselect, "Strategies", "strategies", list(DEFAULT_STRATEGIES), options=list(STRATEGIES)
-)
-if not query.strip() or not strategies:
-    st.info("Type a question and pick at least one strategy.")
-    st.stop()
+first_query = st.query_params.get("q", SAMPLE_QUERY if has_sample else "")
 
-try:
-    comparison = ui.comparer().compare(engine, query, strategies, params)
-except (ValueError, DragError) as error:
-    st.error(escape_markdown(str(error)))
-    st.stop()
-st.session_state[ui.COMPARISON] = comparison
 
-for column, (name, run) in zip(st.columns(len(comparison.runs)), comparison.runs.items(), strict=True):
-    with column, st.container(border=True):
-        st.subheader(name)
-        a, b = st.columns(2)
-        a.metric("Nodes returned", len(run.result.nodes))
-        b.metric("Pages", run.pages)
-        c, d = st.columns(2)
-        c.metric("≈ Tokens", f"{run.tokens:,}")
-        d.metric("Latency", f"{run.result.latency_ms:.0f} ms")
-        st.dataframe(
-            views.node_rows(run.result),
-            hide_index=True,
-            column_config={"summary": st.column_config.TextColumn(width="large")},
+def walk_knobs() -> dict[str, int]:
+    """The knobs of the walks (a change reruns the page); defaults from ``SearchParams``."""
+    a, b, c, d = st.columns(4)
+    return {
+        "top_k": ui.kept(a.slider, "Top k (flat)", "top_k", defaults.top_k, min_value=1, max_value=50),
+        "roots": ui.kept(b.slider, "Roots", "roots", defaults.roots, min_value=1, max_value=20),
+        "beam_width": ui.kept(
+            c.slider, "Beam width (beam)", "beam_width", defaults.beam_width, min_value=1, max_value=20
+        ),
+        "rrf_k": ui.kept(d.slider, "RRF k", "rrf_k", defaults.rrf_k, min_value=1, max_value=200),
+    }
+
+
+def knee_knobs(walk: dict[str, int]) -> SearchParams:
+    """The knee's knobs (a change reruns only the Compare panel); returns every parameter the knobs set."""
+    with st.container(border=True):
+        a, b, c, d = st.columns([1, 1.6, 1.6, 1.3])
+        knee_method = ui.kept(
+            a.selectbox, "Knee detector", "knee_method", defaults.knee_method, options=KNEE_METHODS
         )
-st.caption(
-    f"Query embedded once ({comparison.embed_ms:.0f} ms; 0 when remembered). Latency is each strategy's own "
-    f"search. Tokens ≈ characters / 4 of the pages returned. Runs remembered: {ui.comparer().hits} reused, "
-    f"{ui.comparer().misses} computed."
-)
+        sensitivity = ui.kept(
+            b.select_slider,
+            "Sensitivity",
+            "sensitivity",
+            defaults.sensitivity,
+            options=knee_view.SENSITIVITIES,
+            help="The detector's S. For kneedle, higher waits for a clearer knee (usually keeps more). The values "
+            "are dense where knees move on typical curves; the small line under each knee panel shows how many "
+            "items every S would keep.",
+        )
+        min_keep, max_keep = ui.kept(
+            c.slider,
+            "Kept per ranking (min – max)",
+            "keep_range",
+            (defaults.min_keep, defaults.max_keep or 50),
+            min_value=1,
+            max_value=50,
+            help="Bounds on how many items a knee cut keeps.",
+        )
+        score_source = ui.kept(
+            d.radio,
+            "Curve the knee reads",
+            "score_source",
+            defaults.score_source,
+            options=SCORE_SOURCES,
+            format_func=SOURCE_NAMES.get,
+            horizontal=True,
+        )
+    return defaults.with_(
+        **walk,
+        knee_method=knee_method,
+        sensitivity=sensitivity,
+        min_keep=min_keep,
+        max_keep=max_keep,
+        score_source=score_source,
+    )
 
-if len(comparison.runs) > 1:
-    st.subheader("Overlap of returned pages")
-    st.plotly_chart(views.overlap_figure(comparison), key="overlap", config={"displayModeBar": False})
 
-st.subheader("Ranking steps")
-st.caption(
-    "Each panel is one ranking a strategy compared, best first: kept points, points dropped by parent/child "
-    "suppression or not followed, points cut by the knee; the star marks the knee, the dashed line the cut."
-)
-for tab, (name, run) in zip(st.tabs(list(comparison.runs)), comparison.runs.items(), strict=True):
-    with tab:
-        st.plotly_chart(views.curve_figure(run.result), key=f"curve_{name}", config={"displayModeBar": False})
-        st.table(views.step_rows(run.result))
+def result_lines(run: StrategyRun) -> str:
+    """The returned nodes as Markdown: rank, file, pages, level, score, and the start of the summary."""
+    lines = []
+    for rank, node in enumerate(run.result.nodes, start=1):
+        where = f"{views.page_span(node.page_start, node.page_end)} · L{node.level}"
+        score = run.result.scores.get(node.id, 0.0)
+        lines.append(
+            f"**{rank}.** {escape_markdown(node.file_name)} · {where} · {score:.4f}  \n"
+            f":gray[{escape_markdown(views.snippet(node.summary, SUMMARY_CHARS))}]"
+        )
+    return "\n\n".join(lines) or "_nothing returned_"
 
-st.divider()
-if st.toggle("Answer from one strategy's context", key="answer_on"):
+
+def cards(comparison: Comparison) -> None:
+    """One bordered card per strategy, at most ``CARDS_PER_ROW`` to a row."""
+    runs = list(comparison.runs.items())
+    per_row = len(runs) if len(runs) <= CARDS_PER_ROW else -(-len(runs) // 2)
+    for start in range(0, len(runs), per_row):
+        row = runs[start : start + per_row]
+        for column, (name, run) in zip(st.columns(per_row), row):
+            with column, st.container(border=True):
+                st.subheader(name)
+                st.markdown(
+                    f"**{len(run.result.nodes)}** nodes · **{run.pages}** pages  \n"
+                    f"**≈ {run.tokens:,}** tokens · **{run.result.latency_ms:.0f}** ms"
+                )
+                with st.container(height=RESULTS_PX, border=False):
+                    st.markdown(result_lines(run))
+
+
+def steps(comparison: Comparison) -> None:
+    """The ranking steps of one strategy at a time (a lazy tab: only the open one is drawn)."""
+    st.subheader("Ranking steps")
+    st.caption(
+        "Each panel is one ranking a strategy compared, best first: its RRF (fused) curve, and the cosine curve "
+        "when the knee reads it. Points: kept, dropped by parent/child suppression or not followed, cut by the "
+        "knee, or cut by a cap (max-keep, roots) though the knee would have kept them. The star is the knee on "
+        "the curve it was found on, the dashed line the cut; the panel title says why the cut is there. Under each "
+        "knee panel: how many items each sensitivity would keep, the current one marked."
+    )
+    names = list(comparison.runs)
+    knees = [n for n in names if any(s.curve for s in comparison.runs[n].result.trace)]
+    default = "adaptive" if "adaptive" in knees else (knees or names)[0]
+    for tab, name in zip(st.tabs(names, default=default, key="steps_tab", on_change="rerun"), names):
+        if not tab.open:
+            continue
+        run = comparison.runs[name]
+        with tab:
+            figure = ui.cached_figure(
+                ("steps", id(run)), lambda run=run: knee_view.steps_figure(run.result), run
+            )
+            st.plotly_chart(figure, key=f"curve_{name}", config={"displayModeBar": False})
+            below = ui.cached_figure(
+                ("kept-vs-s", id(run)), lambda run=run: knee_view.sensitivity_figure(run.result), run
+            )
+            if below is not None:
+                st.plotly_chart(below, key=f"sensitivity_{name}", config={"displayModeBar": False})
+            st.table(knee_view.step_rows(run.result))
+
+
+def answer_panel(query: str, comparison: Comparison) -> None:
+    if not st.toggle("Answer from one strategy's context", key="answer_on"):
+        return
     llm = ui.llm_config()
     if llm is None:
         st.info(
@@ -135,47 +159,97 @@ if st.toggle("Answer from one strategy's context", key="answer_on"):
             "`DRAG_LLM_MODEL`, `DRAG_LLM_API_KEY` if needed) in the environment or in `.streamlit/secrets.toml`; "
             "everything above works without it."
         )
+        return
+    source = st.selectbox("Context from", list(comparison.runs), key="answer_strategy")
+    run = comparison.runs[source]
+    st.caption(f"{run.pages} pages, ≈ {run.tokens:,} tokens, sent to {llm.model} at {llm.host}.")
+    answers = st.session_state.setdefault("answers", {})
+    key = (query, tuple(page.id for page in run.context), llm.model, llm.base_url)
+    if key not in answers:
+        with st.spinner("Asking the LLM…"):
+            try:
+                answers[key] = (True, answer(llm, query, run.context))
+            except DragError as error:
+                answers[key] = (False, str(error))
+    ok, text = answers[key]
+    if ok:
+        ui.show_text(text)
+        st.caption("Sources: " + escape_markdown(" ".join(citations(run.context))))
     else:
-        source = st.selectbox("Context from", list(comparison.runs), key="answer_strategy")
-        run = comparison.runs[source]
-        st.caption(f"{run.pages} pages, ≈ {run.tokens:,} tokens, sent to {llm.model} at {llm.host}.")
-        answers = st.session_state.setdefault("answers", {})
-        key = (query, tuple(page.id for page in run.context), llm.model, llm.base_url)
-        if key not in answers:
-            with st.spinner("Asking the LLM…"):
-                try:
-                    answers[key] = (True, answer(llm, query, run.context))
-                except DragError as error:
-                    answers[key] = (False, str(error))
-        ok, text = answers[key]
-        if ok:
-            ui.show_text(text)
-            st.caption("Sources: " + escape_markdown(" ".join(citations(run.context))))
-        else:
-            st.error("The LLM did not answer: " + escape_markdown(text))
-            if st.button("Try again", key="answer_retry"):
-                del answers[key]
-                st.rerun()
+        st.error("The LLM did not answer: " + escape_markdown(text))
+        st.button("Try again", key="answer_retry", on_click=answers.pop, args=(key, None))
 
-st.subheader("Export")
-index = {k: getattr(engine.settings, k) for k in ("collection", "dense_model", "sparse_model")}
-buttons = st.columns(4)
-buttons[0].download_button(
-    "comparison.json",
-    to_json(comparison, index),
-    file_name="comparison.json",
-    mime="application/json",
-    on_click="ignore",
-    icon=":material/download:",
-    key="export_json",
-)
-for column, (table, rows) in zip(buttons[1:], export_tables(comparison).items(), strict=True):
-    column.download_button(
-        f"{table}.csv",
-        to_csv(rows),
-        file_name=f"{table}.csv",
-        mime="text/csv",
+
+def exports(comparison: Comparison) -> None:
+    """Download buttons; each file is written only when its button is clicked."""
+    st.subheader("Export")
+    facts = {k: getattr(engine.settings, k) for k in ("collection", "dense_model", "sparse_model")}
+    buttons = st.columns(4)
+    buttons[0].download_button(
+        "comparison.json",
+        lambda: to_json(comparison, facts),
+        file_name="comparison.json",
+        mime="application/json",
         on_click="ignore",
         icon=":material/download:",
-        key=f"export_{table}",
+        key="export_json",
     )
+    for column, table in zip(buttons[1:], ("metrics", "nodes", "trace")):
+        column.download_button(
+            f"{table}.csv",
+            lambda table=table: to_csv(export_tables(comparison)[table]),
+            file_name=f"{table}.csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon=":material/download:",
+            key=f"export_{table}",
+        )
+
+
+@st.fragment
+def instrument(query: str, strategies: list[str], walk: dict[str, int]) -> None:
+    """The knee's knobs and everything drawn from the search; the last line says how long the view took."""
+    started = time.perf_counter()
+    params = knee_knobs(walk)
+    if not query.strip() or not strategies:
+        st.info("Type a question and pick at least one strategy.")
+        return
+    try:
+        comparison = ui.comparer().compare(engine, query, strategies, params, index=index)
+    except (ValueError, DragError) as error:
+        st.error(escape_markdown(str(error)))
+        return
+    st.session_state[ui.COMPARISON] = comparison
+    cards(comparison)
+    st.caption(
+        f"Query embedded once ({comparison.embed_ms:.0f} ms; 0 when remembered). Latency is each strategy's own "
+        f"search. Tokens ≈ characters / 4 of the pages returned. Runs remembered: {ui.comparer().hits} reused, "
+        f"{ui.comparer().misses} computed."
+    )
+    if len(comparison.runs) > 1:
+        st.subheader("Overlap of returned pages")
+        key = ("overlap", *((name, id(run)) for name, run in comparison.runs.items()))
+        overlap = ui.cached_figure(key, lambda: views.overlap_figure(comparison), comparison)
+        st.plotly_chart(overlap, key="overlap", config={"displayModeBar": False})
+    steps(comparison)
+    st.divider()
+    answer_panel(query, comparison)
+    exports(comparison)
+    views_drawn = st.session_state["views_drawn"] = st.session_state.get("views_drawn", 0) + 1
+    st.caption(f"Drawn in {(time.perf_counter() - started) * 1000:.0f} ms (view {views_drawn}).")
+
+
+left, right = st.columns([5, 4])
+with left:
+    asked = ui.kept(
+        st.text_input,
+        "Question",
+        "query",
+        first_query,
+        placeholder="Ask something the indexed documents answer",
+    )
+with right:
+    chosen = ui.kept(
+        st.multiselect, "Strategies", "strategies", list(DEFAULT_STRATEGIES), options=list(STRATEGIES)
+    )
+instrument(asked, chosen, walk_knobs())

@@ -8,16 +8,15 @@ from pathlib import Path
 
 import streamlit as st
 
-from drag_core import DragError, ui
-from drag_core.app_state import escape_markdown
+from drag_core import ui
+from drag_core.app_state import clock, escape_markdown
 from drag_core.config import Settings
+from drag_core.evaluation.background import EvalJob, Plan, plan
 from drag_core.evaluation.datasets import find_datasets, load_dataset
-from drag_core.evaluation.index import open_index
+from drag_core.evaluation.index import MANIFEST, default_folder
 from drag_core.evaluation.plots import per_query_figure, recall_vs_pages, sweep_figure
 from drag_core.evaluation.report import headline, query_rows, summary_rows
-from drag_core.evaluation.runner import evaluate, parse_spec
-from drag_core.evaluation.sweep import run_sweep
-from drag_core.ingest import ProgressEvent
+from drag_core.evaluation.runner import parse_spec
 from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams
 from drag_core.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
 
@@ -32,6 +31,14 @@ SWEEPABLE = (
     "knee_method",
 )
 RESULT = "evaluation_result"
+JOB = "evaluation_job"
+
+
+@st.cache_data(show_spinner="Counting the pages to index…", max_entries=16)
+def estimate(root: str, fingerprint: str, policy: VectorPolicy, built: float) -> Plan:
+    """What a run on this data set costs (cached per data set version, vector policy and index build time)."""
+    return plan(load_dataset(root), policy)
+
 
 st.title("Evaluate strategies")
 st.caption(
@@ -78,41 +85,80 @@ except ValueError as error:
     st.error(escape_markdown(str(error)))
     st.stop()
 
-if st.button("Run", type="primary", disabled=not specs):
-    subset = dataset.subset(int(limit))
-    policy = VectorPolicy(parent_dense=parent_dense, parent_sparse=parent_sparse)
-    with st.status(f"Evaluating on {dataset.name}…", expanded=True) as status:
-        stage = st.empty()
+policy = VectorPolicy(parent_dense=parent_dense, parent_sparse=parent_sparse)
+manifest = default_folder(dataset, policy) / MANIFEST
+cost = estimate(
+    str(dataset.root), dataset.fingerprint(), policy, manifest.stat().st_mtime if manifest.is_file() else 0.0
+)
+if cost.ready:
+    st.caption("The index of this data set is built for these settings: the run only asks the queries.")
+else:
+    unit = "passages" if dataset.kind == "passages" else "pages"
+    st.warning(
+        f"The first run indexes the whole data set — {cost.pages:,} {unit} in {cost.files:,} "
+        f"{'documents' if dataset.kind != 'passages' else 'passages'}, about {clock(cost.seconds)} — whatever "
+        "the number of queries (finding the right document is part of the task). Later runs reuse the index. "
+        "It runs in the background at a lower priority; you can cancel it.",
+        icon=":material/schedule:",
+    )
 
-        def ingest_progress(event: ProgressEvent) -> None:
-            stage.write(
-                escape_markdown(f"Indexing {event.file_name}: {event.stage} {event.done}/{event.total}")
+job: EvalJob | None = st.session_state.get(JOB)
+if st.button("Run", type="primary", disabled=not specs or (job is not None and job.running), key="eval_run"):
+    sweep = None if sweep_param == "(no sweep)" else (sweep_param, sweep_values.split())
+    runs_asked = [*runs, *extra.split()]
+    st.session_state[JOB] = job = EvalJob.start(dataset.root, int(limit), runs_asked, policy, sweep, ui.env())
+    st.session_state.pop(RESULT, None)
+
+
+@st.fragment(run_every=1.0 if job is not None and job.running else None)
+def progress_panel() -> None:
+    """The running evaluation, redrawn every second: stage, file and batch, queries, Cancel."""
+    running: EvalJob | None = st.session_state.get(JOB)
+    if running is None:
+        if st.session_state.get("eval_cancelled"):
+            st.rerun()  # the whole page: the note below, and no more polling
+        return
+    status = running.status()
+    if status.stage == "done":
+        st.session_state[RESULT] = running.result()
+        del st.session_state[JOB]
+        st.rerun()
+    if status.stage == "failed":
+        st.error("The evaluation failed: " + escape_markdown(status.error))
+        st.button("Dismiss", key="eval_dismiss", on_click=st.session_state.pop, args=(JOB, None))
+        return
+    with st.container(border=True):
+        if status.stage == "indexing":
+            files = f"file {status.files_done + 1} of {status.files}" if status.files else "passages"
+            st.progress(
+                status.done / status.total if status.total else 0.0,
+                text=escape_markdown(
+                    f"Indexing {status.file} ({files}): {status.file_stage} {status.done}/{status.total}"
+                ),
             )
+        elif status.stage == "querying":
+            st.progress(
+                status.queries_done / max(1, status.queries),
+                text=f"Query {status.queries_done}/{status.queries}",
+            )
+        else:
+            st.progress(0.0, text="Starting (loading the models)…")
+        st.caption(f"{clock(running.elapsed())} elapsed · running in the background at a lower priority")
+        st.button("Cancel", key="eval_cancel", on_click=cancel, args=(running,), icon=":material/cancel:")
 
-        bar = st.progress(0.0, text="Preparing the index")
 
-        def query_progress(done: int, total: int, query_id: str) -> None:
-            bar.progress(done / total, text=escape_markdown(f"Query {done}/{total} ({query_id})"))
+def cancel(running: EvalJob) -> None:
+    running.cancel()
+    st.session_state.pop(JOB, None)
+    st.session_state["eval_cancelled"] = True
 
-        try:
-            engine, index = open_index(subset, None, policy, ui.engine().embedder, progress=ingest_progress)
-        except DragError as error:
-            status.update(label="The evaluation index cannot be opened", state="error")
-            st.error(escape_markdown(str(error)))
-            st.stop()
-        try:
-            if sweep_param == "(no sweep)":
-                st.session_state[RESULT] = (evaluate(engine, subset, specs, query_progress, index), None)
-            else:
-                found = run_sweep(
-                    engine, subset, specs, sweep_param, sweep_values.split(), query_progress, index
-                )
-                st.session_state[RESULT] = (found.report, found)
-        except ValueError as error:
-            st.error(escape_markdown(str(error)))
-        finally:
-            engine.close()
-        status.update(label=f"Evaluated {len(subset.queries)} queries", state="complete", expanded=False)
+
+cancelled = st.session_state.pop("eval_cancelled", False)
+progress_panel()
+if cancelled:
+    st.info(
+        "Cancelled. Each document of the evaluation index is whole or absent; the next run indexes the rest."
+    )
 
 if RESULT not in st.session_state:
     st.stop()

@@ -1,41 +1,98 @@
-"""Upload: add PDF / TXT / MD files to the index (a status line per file), list the indexed documents,
-remove one, and index the bundled sample in one click."""
+"""Upload: add PDF / TXT / MD files to the index, list the indexed documents, remove one, and index the
+bundled sample in one click. Files are ingested in the background (``drag_core.upload_job``): the progress
+of each file moves per batch with the time left, Cancel stops the upload (each file whole or absent), and
+the outcome of every file stays on the page until dismissed."""
 
 import streamlit as st
 
 from drag_core import ui
-from drag_core.app_state import SAMPLE_PDF, SAMPLE_TITLE, UPLOAD_TYPES, escape_markdown, stale_warning
+from drag_core.app_state import SAMPLE_PDF, SAMPLE_TITLE, UPLOAD_TYPES, clock, escape_markdown, stale_warning
+from drag_core.upload_job import UploadJob
+
+JOB, OUTCOMES = "upload_job", "upload_outcomes"
 
 st.title("Documents")
+st.markdown(
+    "**DRAG with KNEE** indexes your documents as a tree of summaries and, for each question, returns as many "
+    "pages as it needs — no more — by cutting each ranking at the knee of its score curve."
+)
 engine = ui.engine()
+documents = ui.documents(engine)
+if any(d.file_name == SAMPLE_PDF.name for d in documents):
+    st.page_link(
+        "pages/compare.py",
+        label="The sample document is indexed: ask it a question on Compare",
+        icon=":material/compare_arrows:",
+    )
+
+job: UploadJob | None = st.session_state.get(JOB)
+busy = job is not None and not job.done
+
+
+def start(files: list[tuple[str, bytes]]) -> None:
+    st.session_state[JOB] = UploadJob.start(engine, files)
+
 
 uploads = st.file_uploader(
     "Add PDF, TXT or MD files", type=list(UPLOAD_TYPES), accept_multiple_files=True, key="uploads"
 )
 seen: set[str] = st.session_state.setdefault("ingested_uploads", set())
 new = [u for u in uploads or [] if u.file_id not in seen]
-indexed_now = bool(new)
-if new:
-    reports = ui.ingest_files(engine, [(u.name, u.getvalue()) for u in new], "Indexing")
+if new and busy:
+    st.info(f"{len(new)} more file(s) wait for the upload below to finish.")
+elif new:
+    start([(u.name, u.getvalue()) for u in new])
     seen.update(u.file_id for u in new)
-    st.session_state["upload_log"] = [r.line() for r in reports]
+    busy = True
 
-documents = engine.documents()
-if not any(d.file_name == SAMPLE_PDF.name for d in documents) and SAMPLE_PDF.is_file():
+if not busy and not any(d.file_name == SAMPLE_PDF.name for d in documents) and SAMPLE_PDF.is_file():
     if not documents:
         st.info("The index is empty: upload files above, or start with the sample document.")
     if st.button(
         f"Index the sample document: {SAMPLE_TITLE}", key="index_sample", icon=":material/library_add:"
     ):
-        reports = ui.ingest_files(engine, [(SAMPLE_PDF.name, SAMPLE_PDF.read_bytes())], "Indexing the sample")
-        st.session_state["upload_log"] = [r.line() for r in reports]
-        documents = engine.documents()
-        indexed_now = True
+        start([(SAMPLE_PDF.name, SAMPLE_PDF.read_bytes())])
+        busy = True
 
-if st.session_state.get("upload_log") and not indexed_now:  # the status above already shows them
-    with st.expander("Last indexing", expanded=True):
-        for line in st.session_state["upload_log"]:
-            st.text(line)
+
+@st.fragment(run_every=1.0 if busy else None)
+def progress_panel() -> None:
+    """The running upload, redrawn every second: a bar per file, elapsed and left time, Cancel."""
+    running: UploadJob | None = st.session_state.get(JOB)
+    if running is None:
+        return
+    if running.done:
+        outcomes = st.session_state.setdefault(OUTCOMES, [])
+        outcomes.extend((r.status, r.line()) for r in running.reports())
+        del st.session_state[JOB]
+        ui.index_changed(engine)
+        st.rerun()
+    with st.container(border=True):
+        for fraction, line in running.snapshot():
+            st.progress(fraction, text=escape_markdown(line))
+        left = running.seconds_left()
+        estimate = "estimating the time left…" if left is None else f"about {clock(left)} left"
+        if running.cancelling:
+            estimate = "cancelling: the current step finishes, then nothing of the file is written…"
+        done = len(running.reports())
+        st.caption(
+            f"{done} of {len(running.files)} files done · {clock(running.elapsed())} elapsed · {estimate}"
+        )
+        st.button("Cancel indexing", key="cancel_upload", on_click=running.cancel, icon=":material/cancel:")
+
+
+progress_panel()
+
+outcomes = st.session_state.get(OUTCOMES, [])
+if outcomes:
+    for status, line in outcomes:
+        if status == "failed":
+            st.error(escape_markdown(line), icon=":material/error:")
+        elif status == "cancelled":
+            st.warning(escape_markdown(line), icon=":material/cancel:")
+        else:
+            st.success(escape_markdown(line), icon=":material/check_circle:")
+    st.button("Dismiss", key="dismiss_outcomes", on_click=st.session_state.pop, args=(OUTCOMES, None))
 
 removed = st.session_state.pop("removed", None)
 if removed:
@@ -63,6 +120,7 @@ if documents:
 
     def remove(file_name: str) -> None:
         nodes = engine.remove(file_name)
+        ui.index_changed(engine)
         st.session_state["removed"] = f"Removed {file_name} ({nodes} nodes)."
 
     left, right = st.columns([3, 1], vertical_alignment="bottom")

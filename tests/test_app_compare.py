@@ -10,11 +10,12 @@ import pytest
 from conftest import no_exceptions
 from llm_server import local_llm  # noqa: F401 - session fixture of the real-LLM test
 
-from drag_core.search import STRATEGIES
+from drag_core.knee_view import SENSITIVITIES
+from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams
 
 COMPARE = "pages/compare.py"
 QUERY = "What was net sales growth in the fourth quarter?"
-DEFAULT = ["flat", "branch", "beam", "knee-beam", "adaptive"]
+DEFAULT = list(DEFAULT_STRATEGIES)
 
 
 @pytest.fixture
@@ -26,47 +27,66 @@ def compared(open_app, small_index_copy: Path):
     return at
 
 
-def _metric(at, label: str) -> list[str]:
-    return [m.value for m in at.metric if m.label == label]
-
-
 def _figures(at) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
-def test_an_empty_question_asks_for_one(open_app, small_index_copy: Path) -> None:
+def _cards(at) -> list[str]:
+    return [h.value for h in at.subheader if h.value in at.session_state["comparison"].runs]
+
+
+def test_the_first_screen_takes_its_defaults_from_the_library(open_app, small_index_copy: Path) -> None:
     at = open_app(small_index_copy, COMPARE)
     no_exceptions(at)
+    defaults = SearchParams()
     assert at.title[0].value == "Compare strategies"
-    assert at.text_input(key="query").value == ""
+    assert at.selectbox(key="knee_method").value == defaults.knee_method
+    assert at.select_slider(key="sensitivity").value == defaults.sensitivity
+    assert at.slider(key="keep_range").value == (defaults.min_keep, defaults.max_keep)
+    assert at.radio(key="score_source").value == defaults.score_source
+    for knob in ("top_k", "roots", "beam_width", "rrf_k"):
+        assert at.slider(key=knob).value == getattr(defaults, knob)
     assert at.multiselect(key="strategies").value == DEFAULT
+    assert {"flat", "flat-knee", "branch", "beam", "adaptive"} <= set(DEFAULT)
+    assert at.text_input(key="query").value == ""
     assert any("Type a question" in i.value for i in at.info)
-    assert not at.metric
+    assert defaults.sensitivity in SENSITIVITIES
 
 
-def test_strategies_side_by_side_with_curves_overlap_and_exports(compared) -> None:
+def test_a_question_in_the_address_is_asked_on_opening(open_app, small_index_copy: Path) -> None:
+    at = open_app(small_index_copy)
+    at.query_params["q"] = QUERY
+    at.switch_page(COMPARE).run()
+    no_exceptions(at)
+    assert at.text_input(key="query").value == QUERY
+    assert _cards(at) == DEFAULT
+
+
+def test_strategies_side_by_side_with_files_curves_overlap_and_exports(compared) -> None:
     at = compared
-    assert [h.value for h in at.subheader][: len(DEFAULT)] == DEFAULT
-    assert len(_metric(at, "Nodes returned")) == len(DEFAULT)
-    assert all(int(v) >= 1 for v in _metric(at, "Nodes returned"))
-    assert all(v.endswith(" ms") for v in _metric(at, "Latency"))
-    assert len(at.dataframe) == len(DEFAULT)
-    assert set(at.dataframe[0].value.columns) == {"#", "pages", "summary", "level", "score", "file"}
+    comparison = at.session_state["comparison"]
+    assert _cards(at) == DEFAULT
+    text = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    for run in comparison.runs.values():
+        assert f"**{len(run.result.nodes)}** nodes · **{run.pages}** pages" in text
+        for node in run.result.nodes:
+            assert node.file_name in text
     figures = _figures(at)
-    assert len(figures) == 1 + len(DEFAULT)  # the overlap heatmap, then one figure of curves per strategy
+    assert len(figures) == 3  # the overlap heatmap, then the steps of the open tab only, and kept vs S
     assert figures[0]["data"][0]["type"] == "heatmap"
-    adaptive = figures[-1]
-    panels = [a["text"] for a in adaptive["layout"]["annotations"]]
-    assert panels and all(" · kept " in p for p in panels)
-    assert len(at.table) == len(DEFAULT)
+    assert {"RRF (fused)", "knee"} <= {trace.get("name") for trace in figures[1]["data"]}
+    assert {"kept vs sensitivity", "current sensitivity"} <= {
+        trace.get("name") for trace in figures[2]["data"]
+    }
     assert [t.label for t in at.tabs] == DEFAULT
+    assert len(at.table) == 1
     assert [b.label for b in at.download_button] == [
         "comparison.json",
         "metrics.csv",
         "nodes.csv",
         "trace.csv",
     ]
-    assert at.session_state["comparison"].query == QUERY
+    assert comparison.query == QUERY
 
 
 def test_moving_a_knee_slider_reruns_only_the_knee_strategies(compared) -> None:
@@ -74,20 +94,22 @@ def test_moving_a_knee_slider_reruns_only_the_knee_strategies(compared) -> None:
     comparer = at.session_state["comparer"]
     assert (comparer.misses, comparer.hits) == (len(DEFAULT), 0)
     before = at.session_state["comparison"]
-    at.slider(key="sensitivity").set_value(4.0).run()
+    at.select_slider(key="sensitivity").set_value(4.0).run()
     no_exceptions(at)
     readers = [s for s in DEFAULT if "sensitivity" in STRATEGIES[s].params]
-    assert readers == ["knee-beam", "adaptive"]
+    assert "adaptive" in readers and "flat-knee" in readers and "flat" not in readers
     assert comparer.misses == len(DEFAULT) + len(readers)
     assert comparer.hits == len(DEFAULT) - len(readers)
     after = at.session_state["comparison"]
     assert after.params.sensitivity == 4.0
     for name in DEFAULT:
         assert (after.runs[name] is before.runs[name]) == (name not in readers)
+    current = [t for t in _figures(at)[2]["data"] if t.get("name") == "current sensitivity"]
+    assert current and all(t["x"] == [4.0] for t in current)
 
     at.slider(key="keep_range").set_value((2, 6)).run()
     at.slider(key="beam_width").set_value(3).run()
-    at.radio(key="score_source").set_value("dense").run()
+    at.radio(key="score_source").set_value("rrf").run()
     at.selectbox(key="knee_method").set_value("gap").run()
     no_exceptions(at)
     params = at.session_state["comparison"].params
@@ -95,24 +117,24 @@ def test_moving_a_knee_slider_reruns_only_the_knee_strategies(compared) -> None:
         2,
         6,
         3,
-        "dense",
+        "rrf",
         "gap",
     )
-    assert "cosine (sorted)" in json.dumps(_figures(at)[-1]["layout"])
+    assert "cosine (sorted)" not in json.dumps(_figures(at)[1])
 
 
 def test_knobs_survive_a_page_switch(compared) -> None:
     at = compared
-    at.slider(key="sensitivity").set_value(2.5).run()
+    at.select_slider(key="sensitivity").set_value(2.5).run()
     at.multiselect(key="strategies").set_value(["flat", "adaptive"]).run()
     at.switch_page("pages/tree.py").run()
     no_exceptions(at)
     at.switch_page(COMPARE).run()
     no_exceptions(at)
-    assert at.slider(key="sensitivity").value == 2.5
+    assert at.select_slider(key="sensitivity").value == 2.5
     assert at.text_input(key="query").value == QUERY
     assert at.multiselect(key="strategies").value == ["flat", "adaptive"]
-    assert len(_metric(at, "Nodes returned")) == 2
+    assert _cards(at) == ["flat", "adaptive"]
 
 
 def test_answer_without_an_llm_says_so(compared) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from conftest import FINANCE, SMALL_DOCS, no_exceptions
 
 from drag_core.loading import load_path
+from drag_core.search import DEFAULT_STRATEGIES
 
 TREE = "pages/tree.py"
 
@@ -57,7 +58,7 @@ def test_tree_highlights_the_last_query(open_app, small_index_copy: Path) -> Non
     at.switch_page(TREE).run()
     no_exceptions(at)
     highlight = at.selectbox(key="tree_highlight")
-    assert highlight.options == ["none", "flat", "branch", "beam", "knee-beam", "adaptive"]
+    assert highlight.options == ["none", *DEFAULT_STRATEGIES]
     highlight.set_value("beam").run()
     no_exceptions(at)
     at.selectbox(key="tree_doc").set_value(returned[0].file_name).run()

@@ -192,4 +192,5 @@ def upload(page: Page, paths: list[Path]) -> None:
 
 
 def progress_line(page: Page, text: str) -> Locator:
-    return page.get_by_test_id("stProgress").get_by_text(text)
+    """A file's outcome on the Upload page (kept as a success or error line until dismissed)."""
+    return page.get_by_test_id("stAlert").get_by_text(text)

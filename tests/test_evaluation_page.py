@@ -20,8 +20,16 @@ def test_evaluate_page_runs_strategies_on_a_data_set(open_app, tmp_path: Path) -
     assert at.selectbox(key="eval_data").value == str(data / "tiny-pages")
     at.multiselect(key="eval_runs").set_value(["flat", "adaptive"]).run()
     at.text_input(key="eval_extra").set_value("flat:top_k=12").run()
-    at.button[0].click().run()
+    warning = at.warning[0].value
+    assert "The first run indexes the whole data set" in warning and "3 documents" in warning
+    at.button(key="eval_run").click().run()
     no_exceptions(at)
+    assert at.button(key="eval_cancel").label == "Cancel"
+    job = at.session_state["evaluation_job"]
+    assert job.wait(600), job.status()
+    at.run()
+    no_exceptions(at)
+    assert "evaluation_job" not in at.session_state
     assert "tiny-pages: 2 queries" in at.subheader[0].value.replace("\\", "")
     summary = at.dataframe[0].value
     assert list(summary["strategy"]) == ["flat", "adaptive", "flat:top_k=12"]
@@ -30,6 +38,31 @@ def test_evaluate_page_runs_strategies_on_a_data_set(open_app, tmp_path: Path) -
     assert len(at.get("plotly_chart")) == 2
     assert "gain_vs_flat" in summary and list(summary["gain_vs_flat"])[0] == 0  # flat is on its own curve
     assert (tmp_path / "eval" / "tiny-pages").is_dir()  # its own index, outside the app's
+    at.run()
+    assert "built for these settings" in " ".join(c.value for c in at.caption)  # the next run reuses it
+
+
+def test_cancel_ends_the_background_run_and_the_next_run_completes_the_index(
+    open_app, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    write_page_dataset(data / "tiny-pages")
+    env = {"DRAG_EVAL_DATA": str(data), "DRAG_EVAL_DIR": str(tmp_path / "eval")}
+    at = open_app(tmp_path / "qdrant", EVALUATE, **env)
+    at.multiselect(key="eval_runs").set_value(["flat"]).run()
+    at.button(key="eval_run").click().run()
+    job = at.session_state["evaluation_job"]
+    at.button(key="eval_cancel").click().run()
+    no_exceptions(at)
+    assert not job.running and "evaluation_job" not in at.session_state
+    assert any("Cancelled" in i.value for i in at.info)
+    assert not list((tmp_path / "eval").rglob("manifest.json"))  # not marked complete
+    at.button(key="eval_run").click().run()
+    assert at.session_state["evaluation_job"].wait(600)
+    at.run()
+    no_exceptions(at)
+    assert list(at.dataframe[0].value["strategy"]) == ["flat"]
+    assert list((tmp_path / "eval").rglob("manifest.json"))
 
 
 def test_a_folder_that_is_no_data_set_is_reported(open_app, tmp_path: Path) -> None:

@@ -32,9 +32,9 @@ STRATEGIES: dict[str, Strategy] = {
         Flat("flat-sparse", (SPARSE,)),
     )
 }
-#: The strategies the Compare page and ``eval`` run when none are named: the baseline and the four walks
-#: (the article's branch, beam and knee beam, and this project's adaptive).
-DEFAULT_STRATEGIES: tuple[str, ...] = ("flat", "branch", "beam", "knee-beam", "adaptive")
+#: The strategies the Compare page and ``eval`` run when none are named: the baseline, the knee on a flat list,
+#: the article's walks (branch, beam and its knee beam) and this project's adaptive.
+DEFAULT_STRATEGIES: tuple[str, ...] = ("flat", "flat-knee", "branch", "beam", "knee-beam", "adaptive")
 
 
 def strategy(name: str) -> Strategy:

@@ -93,6 +93,8 @@ class Step:
         curve: the scores the knee read (empty when no knee was used).
         knee_index: 0-based index of the knee in ``curve`` (None: no knee found or none used).
         cut: how many candidates the knee cut kept (None: no cut).
+        least, most: the bounds the cut was clamped to (``min_keep``; the smaller of ``max_keep`` and the
+            strategy's cap, None: no cap), so a reader can tell a knee's cut from a cap's.
         kept: ids the strategy kept from this ranking.
         eliminated: ids it dropped, by the cut or by parent/child suppression.
         ms: milliseconds of this step (a generation's Qdrant call is shared by its steps).
@@ -106,6 +108,8 @@ class Step:
     curve: list[float] = field(default_factory=list)
     knee_index: int | None = None
     cut: int | None = None
+    least: int = 0
+    most: int | None = None
     kept: list[int] = field(default_factory=list)
     eliminated: list[int] = field(default_factory=list)
     ms: float = 0.0
@@ -234,8 +238,10 @@ class SearchContext:
             curve = [c.fused for c in step.candidates]
         limits = [x for x in (p.max_keep, cap) if x is not None]
         most = min(limits) if limits else None
-        result = find_knee(curve, p.knee_method, p.sensitivity, min(p.min_keep, len(curve), *limits), most)
+        least = min(p.min_keep, len(curve), *limits)
+        result = find_knee(curve, p.knee_method, p.sensitivity, least, most)
         step.curve, step.knee_index, step.cut = curve, result.knee_index, result.keep
+        step.least, step.most = least, most
         return step.keep(step.candidates[: result.keep])
 
 

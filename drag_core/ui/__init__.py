@@ -4,9 +4,12 @@ the pages use it as ``from drag_core import ui``."""
 
 from drag_core.ui.session import (
     COMPARISON,
+    cached_figure,
     comparer,
+    documents,
     engine,
     env,
+    index_changed,
     indexed_documents,
     ingest_files,
     kept,
@@ -17,9 +20,12 @@ from drag_core.ui.session import (
 
 __all__ = [
     "COMPARISON",
+    "cached_figure",
     "comparer",
+    "documents",
     "engine",
     "env",
+    "index_changed",
     "indexed_documents",
     "ingest_files",
     "kept",

@@ -8,7 +8,10 @@ per process; the engine's lock serialises the sessions' ingests and searches), p
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +34,14 @@ from drag_core.ingest import IngestReport, ProgressEvent
 
 KEPT = "kept_values"
 COMPARISON = "comparison"
+FIGURES = "figure_cache"
+FIGURES_KEPT = 48
+#: How long a server's document list is trusted (another process may write to a server; nothing else writes
+#: to an embedded folder, so its list is read again only after this app changed it).
+SERVER_LISTING_S = 30.0
 _first_start_lock = threading.Lock()
+_listings: weakref.WeakKeyDictionary[Engine, tuple[float, list[DocumentInfo]]] = weakref.WeakKeyDictionary()
+_listings_lock = threading.Lock()
 
 
 def env() -> dict[str, str]:
@@ -105,7 +115,8 @@ def ingest_files(engine: Engine, files: list[tuple[str, bytes]], label: str) -> 
             def show(event: ProgressEvent, bar: Any = bar) -> None:
                 bar.progress(progress_fraction(event), text=escape_markdown(progress_text(event)))
 
-            report = unchanged_report(engine.documents(), name, data) or engine.ingest_bytes(name, data, show)
+            report = unchanged_report(documents(engine), name, data) or engine.ingest_bytes(name, data, show)
+            index_changed(engine)
             bar.progress(1.0, text=escape_markdown(report.line()))
             reports.append(report)
         failed = sum(not r.ok for r in reports)
@@ -117,14 +128,46 @@ def ingest_files(engine: Engine, files: list[tuple[str, bytes]], label: str) -> 
     return reports
 
 
+def documents(found: Engine) -> list[DocumentInfo]:
+    """The indexed documents, read from the index once and again only after :func:`index_changed` (for a
+    Qdrant server, also after ``SERVER_LISTING_S``): a rerun lists them without a Qdrant call."""
+    with _listings_lock:
+        read_at, listing = _listings.get(found, (0.0, None))
+        expired = found.settings.qdrant_url and time.monotonic() - read_at > SERVER_LISTING_S
+        if listing is None or expired:
+            listing = found.documents()
+            _listings[found] = (time.monotonic(), listing)
+        return listing
+
+
+def index_changed(found: Engine) -> None:
+    """Forget the document list: this app just wrote to or removed from the index."""
+    with _listings_lock:
+        _listings.pop(found, None)
+
+
 def indexed_documents(found: Engine) -> list[DocumentInfo]:
     """The indexed documents; when there are none, a pointer to the Upload page, and the page stops."""
-    documents = found.documents()
-    if not documents:
+    listing = documents(found)
+    if not listing:
         st.info("Nothing is indexed yet.")
         st.page_link("pages/upload.py", label="Upload documents", icon=":material/upload_file:")
         st.stop()
-    return documents
+    return listing
+
+
+def cached_figure(key: Hashable, build: Callable[[], Any], keep: object = None) -> Any:
+    """A figure remembered for this user by the inputs it was drawn from (``key``), built on first use.
+
+    ``keep`` is held with the figure so that object ids inside ``key`` stay unique while it is remembered.
+    """
+    figures: OrderedDict[Hashable, tuple[Any, object]] = st.session_state.setdefault(FIGURES, OrderedDict())
+    if key not in figures:
+        figures[key] = (build(), keep)
+        while len(figures) > FIGURES_KEPT:
+            figures.popitem(last=False)
+    figures.move_to_end(key)
+    return figures[key][0]
 
 
 def comparer() -> Comparer:

@@ -1,0 +1,474 @@
+"""The knee made readable: why each ranking was cut where it was, how the cut moves with the sensitivity, and
+the figure of a strategy's ranking steps. Pure functions, no Streamlit.
+
+A knee cut keeps ``knee + 1`` items (or every item when no knee is found), raised to ``min_keep`` and lowered
+to a cap: ``max_keep`` or the strategy's own (``adaptive`` keeps at most ``roots`` seed pages). :func:`explain`
+says which of these set the cut, so a panel never calls a cap's cut the knee's.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import plotly.graph_objects as go
+
+from drag_core.knee import find_knee
+from drag_core.search import SearchParams, SearchResult
+from drag_core.search.base import Step
+from drag_core.store import Candidate
+from drag_core.views import FONT, node_label, step_title
+
+#: The sensitivities the slider offers: dense where Kneedle's knees move on typical curves (docs/knee.md,
+#: "The Sensitivity slider").
+SENSITIVITIES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0)
+#: What happened to each candidate of a ranking, with legend text and colour.
+FATES: dict[str, tuple[str, str]] = {
+    "kept": ("kept", "#00798c"),
+    "dropped": ("dropped (suppressed / not followed)", "#edae49"),
+    "knee": ("cut by the knee", "#adb5bd"),
+    "cap": ("cut by a cap (max-keep / roots)", "#7b2cbf"),
+}
+KNEE_COLOR = "#d1495b"
+RRF_COLOR = "#495057"
+COSINE_COLOR = "#3d5a80"
+CURVE_COLUMNS = 3
+PANEL_PX, SENSITIVITY_PX, TITLE_PX, TICKS_PX, LEGEND_PX = 240, 70, 48, 52, 70
+
+
+@dataclass(frozen=True)
+class CutReason:
+    """Why a ranking kept what it kept.
+
+    Attributes:
+        rule: ``knee`` (cut at the knee), ``no-knee`` (none found: all kept), ``max-keep`` / ``cap`` (a cap
+            cut before the knee), ``min-keep`` (raised above the knee), or ``none`` (no knee cut: a fixed k or
+            the parent/child rule decided).
+        knee_rank: 1-based rank of the knee, None when none was found or used.
+        kept: how many leading items the cut kept (None: no cut).
+        natural: how many the knee alone would keep (every item without a knee).
+        text: the reason in words, e.g. ``knee at 38, capped at 3 by roots → kept 3``.
+    """
+
+    rule: str
+    knee_rank: int | None
+    kept: int | None
+    natural: int | None
+    text: str
+
+    @property
+    def capped(self) -> bool:
+        return self.rule in ("max-keep", "cap")
+
+
+def _cap_name(most: int, params: SearchParams) -> str:
+    if most == params.max_keep:
+        return "max-keep"
+    for name in ("roots", "beam_width"):
+        if most == getattr(params, name):
+            return name.replace("_", " ")
+    return "the strategy's cap"
+
+
+def explain(step: Step, params: SearchParams) -> CutReason:
+    """Which rule set the step's cut: the knee, a cap, min-keep, or no knee at all."""
+    n = len(step.curve)
+    if step.cut is None:
+        return CutReason("none", None, None, None, "no knee cut")
+    knee = None if step.knee_index is None else step.knee_index + 1
+    natural = n if knee is None else knee
+    found = "no knee found" if knee is None else f"knee at {knee}"
+    if step.cut < natural:
+        name = _cap_name(step.cut, params)
+        rule = "max-keep" if name == "max-keep" else "cap"
+        return CutReason(
+            rule, knee, step.cut, natural, f"{found}, capped at {step.cut} by {name} → kept {step.cut}"
+        )
+    if step.cut > natural:
+        return CutReason("min-keep", knee, step.cut, natural, f"{found}, raised to min-keep {step.cut}")
+    if knee is None:
+        return CutReason("no-knee", None, step.cut, natural, f"no knee found → kept all {step.cut}")
+    return CutReason("knee", knee, step.cut, natural, f"knee at {knee} → kept {step.cut}")
+
+
+def fates(step: Step, reason: CutReason) -> list[str]:
+    """What happened to each candidate, in ranking order (a key of ``FATES``): kept; dropped by the strategy
+    (suppressed, not followed); cut by the knee; or cut by a cap though the knee would have kept it."""
+    kept = set(step.kept)
+    cut = len(step.candidates) if reason.kept is None else reason.kept
+    natural = cut if reason.natural is None else reason.natural
+    out = []
+    for i, c in enumerate(step.candidates):
+        if c.id in kept:
+            out.append("kept")
+        elif i < cut:
+            out.append("dropped")
+        else:
+            out.append("cap" if reason.capped and i < natural else "knee")
+    return out
+
+
+def kept_by_sensitivity(step: Step, params: SearchParams) -> tuple[list[float], list[int], list[int | None]]:
+    """For each slider sensitivity: how many items the step's cut would keep, and the knee's rank (None: no
+    knee), on the step's own curve with its own bounds. Microseconds per value: the curve is in memory."""
+    grid = list(SENSITIVITIES)
+    kept, knees = [], []
+    for s in grid:
+        found = find_knee(step.curve, params.knee_method, s, step.least, step.most)
+        kept.append(found.keep)
+        knees.append(None if found.knee_index is None else found.knee_index + 1)
+    return grid, kept, knees
+
+
+def step_rows(result: SearchResult) -> list[dict[str, str | int]]:
+    """One row per step: what was ranked, the knee, the cut and why, how many were kept (text cells where a
+    value may be missing, so a column never mixes numbers and dashes)."""
+    rows = []
+    for step in result.trace:
+        why = explain(step, result.params)
+        rows.append(
+            {
+                "step": step_title(step),
+                "ranked": len(step.candidates),
+                "knee at": "—" if why.knee_rank is None else str(why.knee_rank),
+                "cut": why.text if why.rule != "none" else "no knee cut",
+                "kept": len(step.kept),
+                "ms": f"{step.ms:.1f}",
+            }
+        )
+    return rows
+
+
+def reads_cosine(step: Step, params: SearchParams) -> bool:
+    """Whether the step's knee was found on the sorted cosines rather than on the fused ranking."""
+    return bool(step.curve) and params.score_source == "dense"
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """The axes of one step's panel (numbers of plotly's ``xaxisN`` / ``yaxisN``; a cosine y is ``y + 1``)."""
+
+    x: int
+    y: int
+
+    def ref(self, axis: str, number: int) -> str:
+        return axis if number == 1 else f"{axis}{number}"
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Panels in rows of at most ``CURVE_COLUMNS``, each ``block`` pixels tall, the plot ``top`` pixels down
+    in its block."""
+
+    count: int
+    block: int
+    top: int
+    height: int
+
+    @property
+    def columns(self) -> int:
+        return max(1, min(CURVE_COLUMNS, self.count))
+
+    @property
+    def rows(self) -> int:
+        return max(1, math.ceil(self.count / self.columns))
+
+    def domains(self, index: int) -> tuple[list[float], list[float]]:
+        """The x and y domains (paper fractions) of panel ``index``."""
+        gap = 0.17 if self.columns > 1 else 0.0
+        width = (1 - gap * (self.columns - 1)) / self.columns
+        row, col = divmod(index, self.columns)
+        total = self.block * self.rows
+        top = row * self.block + self.top
+        return [col * (width + gap), col * (width + gap) + width], [
+            1 - (top + self.height) / total,
+            1 - top / total,
+        ]
+
+    def layout(self, legend: bool) -> dict[str, Any]:
+        top = LEGEND_PX if legend else 10
+        return {
+            "height": self.block * self.rows + top + 20,
+            "margin": {"l": 10, "r": 10, "t": top, "b": 20},
+            "font": FONT,
+            "plot_bgcolor": "#ffffff",
+            "showlegend": legend,
+            "legend": {"orientation": "h", "y": 1.0, "yanchor": "top", "yref": "container", "x": 0},
+            "hovermode": "closest",
+            "annotations": [],
+            "shapes": [],
+        }
+
+
+def steps_figure(result: SearchResult) -> go.Figure:
+    """One panel per ranking step of a search: its RRF (fused) curve with every candidate coloured by what
+    happened to it, the cosine curve too when the knee read it, the knee starred on the curve it was found
+    on, the cut as a dashed line, and in the title why the cut is there.
+
+    Built as plain data (axes placed here, no ``make_subplots``) and wrapped without validation. It does not
+    show the current sensitivity (:func:`sensitivity_figure` does), so a slider step that does not move a cut
+    draws the same figure and the browser has nothing to redraw."""
+    steps, params = result.trace, result.params
+    grid = _Grid(len(steps), TITLE_PX + PANEL_PX + TICKS_PX, TITLE_PX, PANEL_PX)
+    layout = grid.layout(legend=True)
+    data: list[dict[str, Any]] = []
+    shown: set[str] = set()
+    for index, step in enumerate(steps):
+        x_domain, y_domain = grid.domains(index)
+        cell = _Cell(x=index + 1, y=2 * index + 1)
+        why = explain(step, params)
+        layout["annotations"].append(_title(step, why, sum(x_domain) / 2, y_domain[1]))
+        _draw_step(data, layout, step, why, params, cell, shown)
+        _axes(layout, cell, x_domain, y_domain)
+    return go.Figure(data=data, layout=layout, _validate=False)
+
+
+def sensitivity_figure(result: SearchResult) -> go.Figure | None:
+    """Under the step panels, in the same places: for each knee step, how many items every sensitivity of
+    the slider would keep (the knee's rank in the hover), the current sensitivity marked. None when no step
+    was cut at a knee."""
+    steps, params = result.trace, result.params
+    if not any(step.curve for step in steps):
+        return None
+    grid = _Grid(len(steps), SENSITIVITY_PX + TICKS_PX + 22, 22, SENSITIVITY_PX)
+    layout = grid.layout(legend=False)
+    data: list[dict[str, Any]] = []
+    for index, step in enumerate(steps):
+        if not step.curve:
+            continue
+        x_domain, y_domain = grid.domains(index)
+        cell = _Cell(x=index + 1, y=index + 1)
+        _draw_sensitivity(data, step, params, cell)
+        _sensitivity_axes(layout, cell, x_domain, y_domain)
+        layout["annotations"].append(
+            {
+                "text": f"kept vs sensitivity · {html.escape(step_title(step))}",
+                "x": sum(x_domain) / 2,
+                "y": y_domain[1],
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "yshift": 2,
+                "showarrow": False,
+                "font": {"size": 11, "color": "#495057"},
+            }
+        )
+    return go.Figure(data=data, layout=layout, _validate=False)
+
+
+def _title(step: Step, why: CutReason, x: float, y: float) -> dict[str, Any]:
+    colour = FATES["cap"][1] if why.capped else (KNEE_COLOR if why.knee_rank else "#495057")
+    return {
+        "text": f"<b>{html.escape(step_title(step))}</b><br>"
+        f"<span style='color:{colour}'>{html.escape(why.text)}</span>",
+        "x": x,
+        "y": y,
+        "xref": "paper",
+        "yref": "paper",
+        "xanchor": "center",
+        "yanchor": "bottom",
+        "yshift": 4,
+        "showarrow": False,
+        "font": {"size": 12},
+    }
+
+
+def _axes(layout: dict[str, Any], cell: _Cell, x_domain: list[float], y_domain: list[float]) -> None:
+    xa, ya, ya2 = f"xaxis{cell.x}", f"yaxis{cell.y}", f"yaxis{cell.y + 1}"
+    layout[xa] = {
+        "domain": x_domain,
+        "anchor": cell.ref("y", cell.y),
+        "title": {"text": "rank", "standoff": 4},
+        "showgrid": False,
+        **layout.pop(xa, {}),
+    }
+    layout[ya] = {"domain": y_domain, "anchor": cell.ref("x", cell.x), **layout.pop(ya, {})}
+    if ya2 in layout:
+        layout[ya2] |= {"overlaying": cell.ref("y", cell.y), "side": "right", "anchor": cell.ref("x", cell.x)}
+
+
+def _sensitivity_axes(
+    layout: dict[str, Any], cell: _Cell, x_domain: list[float], y_domain: list[float]
+) -> None:
+    layout[f"xaxis{cell.x}"] = {
+        "domain": x_domain,
+        "anchor": cell.ref("y", cell.y),
+        "title": {"text": "sensitivity S", "standoff": 2},
+        "range": [SENSITIVITIES[0] - 0.15, SENSITIVITIES[-1] + 0.15],
+        "showgrid": False,
+    }
+    layout[f"yaxis{cell.y}"] = {
+        "domain": y_domain,
+        "anchor": cell.ref("x", cell.x),
+        "title": {"text": "kept"},
+        "rangemode": "tozero",
+        "nticks": 3,
+    }
+
+
+def _ticks(values: list[float]) -> dict[str, Any]:
+    """Axis settings whose tick labels differ: as many decimals as the range needs."""
+    low, high = min(values), max(values)
+    spread = high - low or abs(high) or 1.0
+    decimals = max(0, 1 - math.floor(math.log10(spread / 3)))
+    return {"tickformat": f".{min(decimals, 6)}f", "nticks": 5}
+
+
+def _draw_step(
+    data: list[dict[str, Any]],
+    layout: dict[str, Any],
+    step: Step,
+    why: CutReason,
+    params: SearchParams,
+    cell: _Cell,
+    shown: set[str],
+) -> None:
+    fused = [c.fused for c in step.candidates]
+    x, y, y2 = cell.ref("x", cell.x), cell.ref("y", cell.y), cell.ref("y", cell.y + 1)
+    cosine = reads_cosine(step, params)
+    ranks = list(range(1, len(fused) + 1))
+    data.append(_line(ranks, fused, "RRF (fused)", RRF_COLOR, "solid", x, y, shown))
+    marks = fates(step, why)
+    for fate, (legend, colour) in FATES.items():
+        chosen = [i for i, m in enumerate(marks) if m == fate]
+        if chosen:
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": [i + 1 for i in chosen],
+                    "y": [fused[i] for i in chosen],
+                    "xaxis": x,
+                    "yaxis": y,
+                    "mode": "markers",
+                    "marker": {"color": colour, "size": 8, "line": {"color": "#ffffff", "width": 1}},
+                    "name": legend,
+                    "legendgroup": fate,
+                    "showlegend": _first(fate, shown),
+                    "hovertext": [_hover(step.candidates[i], fused[i], i) for i in chosen],
+                    "hoverinfo": "text",
+                }
+            )
+    layout[f"yaxis{cell.y}"] = {"title": {"text": "RRF", "standoff": 2}, **_ticks(fused or [0.0])}
+    layout[f"xaxis{cell.x}"] = {"tick0": 1, "dtick": max(1, math.ceil(len(fused) / 8))}
+    knee_curve, knee_axis = (step.curve, y2) if cosine else (step.curve or fused, y)
+    if cosine:
+        data.append(
+            _line(ranks, step.curve, "cosine (sorted), read by the knee", COSINE_COLOR, "dot", x, y2, shown)
+        )
+        layout[f"yaxis{cell.y + 1}"] = {
+            "title": {"text": "cosine", "standoff": 2, "font": {"color": COSINE_COLOR}},
+            "tickfont": {"color": COSINE_COLOR},
+            "showgrid": False,
+            **_ticks(step.curve),
+        }
+    if why.knee_rank is not None and why.knee_rank <= len(knee_curve):
+        k = why.knee_rank
+        data.append(
+            {
+                "type": "scatter",
+                "x": [k],
+                "y": [knee_curve[k - 1]],
+                "xaxis": x,
+                "yaxis": knee_axis,
+                "mode": "markers",
+                "marker": {
+                    "symbol": "star",
+                    "size": 17,
+                    "color": KNEE_COLOR,
+                    "line": {"color": "#ffffff", "width": 1},
+                },
+                "name": "knee",
+                "legendgroup": "knee",
+                "showlegend": _first("knee", shown),
+                "hovertext": [f"knee at rank {k} ({'cosine' if cosine else 'RRF'} curve)"],
+                "hoverinfo": "text",
+            }
+        )
+    if why.kept is not None and 0 < why.kept < len(fused):
+        colour = FATES["cap"][1] if why.capped else KNEE_COLOR
+        layout["shapes"].append(
+            {
+                "type": "line",
+                "xref": x,
+                "yref": f"{y} domain",
+                "x0": why.kept + 0.5,
+                "x1": why.kept + 0.5,
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": colour, "dash": "dash", "width": 1.5},
+            }
+        )
+
+
+def _first(name: str, shown: set[str]) -> bool:
+    """Whether a legend entry is drawn for the first time (then it is marked as shown)."""
+    first = name not in shown
+    shown.add(name)
+    return first
+
+
+def _line(
+    x: list[int], y: list[float], name: str, colour: str, dash: str, xref: str, yref: str, shown: set[str]
+) -> dict[str, Any]:
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "xaxis": xref,
+        "yaxis": yref,
+        "mode": "lines",
+        "line": {"color": colour, "width": 1.5, "dash": dash},
+        "name": name,
+        "legendgroup": name,
+        "showlegend": _first(name, shown),
+        "hoverinfo": "skip",
+    }
+
+
+def _draw_sensitivity(data: list[dict[str, Any]], step: Step, params: SearchParams, cell: _Cell) -> None:
+    grid, kept, knees = kept_by_sensitivity(step, params)
+    x, y = cell.ref("x", cell.x), cell.ref("y", cell.y)
+    hover = [
+        f"S = {s:g}: kept {k}" + ("" if r is None else f" (knee at {r})")
+        for s, k, r in zip(grid, kept, knees)
+    ]
+    data.append(
+        {
+            "type": "scatter",
+            "x": grid,
+            "y": kept,
+            "xaxis": x,
+            "yaxis": y,
+            "mode": "lines+markers",
+            "line": {"color": FATES["kept"][1], "width": 1.5, "shape": "hv"},
+            "marker": {"size": 4},
+            "name": "kept vs sensitivity",
+            "hovertext": hover,
+            "hoverinfo": "text",
+        }
+    )
+    now = find_knee(step.curve, params.knee_method, params.sensitivity, step.least, step.most).keep
+    data.append(
+        {
+            "type": "scatter",
+            "x": [params.sensitivity],
+            "y": [now],
+            "xaxis": x,
+            "yaxis": y,
+            "mode": "markers",
+            "marker": {"symbol": "diamond", "size": 11, "color": KNEE_COLOR},
+            "name": "current sensitivity",
+            "hovertext": [f"now: S = {params.sensitivity:g}, kept {now}"],
+            "hoverinfo": "text",
+        }
+    )
+
+
+def _hover(candidate: Candidate, value: float, index: int) -> str:
+    ranks = f"dense #{candidate.dense_rank or '—'}, sparse #{candidate.sparse_rank or '—'}"
+    cosine = "" if candidate.dense_score is None else f", cosine {candidate.dense_score:.3f}"
+    name = html.escape(f"{candidate.file_name} · {node_label(candidate)}")
+    return f"rank {index + 1}: RRF {value:.4f}{cosine}<br>{name}<br>{ranks}"
