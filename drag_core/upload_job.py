@@ -10,9 +10,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from drag_core.app_state import progress_fraction, unchanged_report
+from drag_core.app_state import progress_fraction
 from drag_core.engine import Engine
-from drag_core.ingest import IngestReport, ProgressEvent, failed
+from drag_core.ingest import IngestReport, ProgressEvent
 
 #: Seconds of work and share of progress before a time-left estimate is shown.
 ESTIMATE_AFTER_S, ESTIMATE_AFTER_SHARE = 2.0, 0.02
@@ -87,13 +87,7 @@ class UploadJob:
     def _ingest(self, engine: Engine, progress: FileProgress, name: str, data: bytes) -> IngestReport:
         if self._cancel.is_set():
             return IngestReport(name, "cancelled", reason="not started; the index is unchanged")
-        try:
-            unchanged = unchanged_report(engine.documents(), name, data)
-        except Exception as error:  # the index cannot be read: this file fails, the page says why
-            return failed(name, error)
-        return unchanged or engine.ingest_bytes(
-            name, data, lambda event: self._moved(progress, event), self._cancel.is_set
-        )
+        return engine.ingest_bytes(name, data, lambda event: self._moved(progress, event), self._cancel.is_set)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until every file is done (or ``timeout`` seconds passed); whether it is done."""
