@@ -87,7 +87,9 @@ class UploadJob:
     def _ingest(self, engine: Engine, progress: FileProgress, name: str, data: bytes) -> IngestReport:
         if self._cancel.is_set():
             return IngestReport(name, "cancelled", reason="not started; the index is unchanged")
-        return engine.ingest_bytes(name, data, lambda event: self._moved(progress, event), self._cancel.is_set)
+        return engine.ingest_bytes(
+            name, data, lambda event: self._moved(progress, event), self._cancel.is_set
+        )
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until every file is done (or ``timeout`` seconds passed); whether it is done."""
