@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import REPO, build
 
-from corpus import REPO, build  # noqa: E402
-
-from drag_core.config import Settings  # noqa: E402
-from drag_core.embeddings import Embedder  # noqa: E402
-from drag_core.store import open_store  # noqa: E402
-from drag_core.vector_text import VectorPolicy  # noqa: E402
+from drag_core.config import Settings
+from drag_core.embeddings import Embedder
+from drag_core.store import open_store
+from drag_core.vector_text import VectorPolicy
 
 DEFAULT_FOLDER = REPO / "data" / "bench" / "ui-index"
 
