@@ -3,7 +3,9 @@ curves with knees, the answer toggle (offline and with a real local LLM) and the
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -31,8 +33,14 @@ def _figures(at) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
+def _card_block(at) -> str:
+    """The strategy cards (one HTML block)."""
+    (block,) = [h.proto.body for h in at.get("html") if "drag-card" in h.proto.body]
+    return block
+
+
 def _cards(at) -> list[str]:
-    return [h.value for h in at.subheader if h.value in at.session_state["comparison"].runs]
+    return re.findall(r'data-strategy="([^"]+)"', _card_block(at))
 
 
 def test_the_first_screen_takes_its_defaults_from_the_library(open_app, small_index_copy: Path) -> None:
@@ -66,11 +74,12 @@ def test_strategies_side_by_side_with_files_curves_overlap_and_exports(compared)
     at = compared
     comparison = at.session_state["comparison"]
     assert _cards(at) == DEFAULT
-    text = " ".join(m.value.replace("\\", "") for m in at.markdown)
-    for run in comparison.runs.values():
-        assert f"**{len(run.result.nodes)}** nodes · **{run.pages}** pages" in text
+    block = _card_block(at)
+    for name, run in comparison.runs.items():
+        card = block.split(f'data-strategy="{name}"', 1)[1].split('class="drag-card"', 1)[0]
+        assert f"<b>{len(run.result.nodes)}</b> nodes · <b>{run.pages}</b> pages" in card
         for node in run.result.nodes:
-            assert node.file_name in text
+            assert html.escape(node.file_name) in card
     figures = _figures(at)
     assert len(figures) == 3  # the overlap heatmap, then the steps of the open tab only, and kept vs S
     assert figures[0]["data"][0]["type"] == "heatmap"

@@ -174,10 +174,8 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
         question = page.get_by_label("Question")
         question.fill(QUERY)
         question.press("Enter")
-        adaptive = (
-            page.locator('[data-testid="stVerticalBlock"]')
-            .filter(has=page.get_by_role("heading", name="adaptive", exact=True))
-            .last
+        adaptive = page.locator(".drag-card").filter(
+            has=page.get_by_role("heading", name="adaptive", exact=True)
         )
         expect(adaptive.get_by_text(PDF.name).first).to_be_visible()  # every result names its file
         expect(page.get_by_role("tab", name="adaptive", selected=True)).to_be_visible()
