@@ -1,6 +1,6 @@
-"""DRAG with KNEE — the Streamlit explorer: ``streamlit run app.py``. This file only routes (and, after a page's first run, settles the heap:
-``ui.settle_heap``); the pages are in
-``pages/`` and everything they compute is in ``drag_core``."""
+"""DRAG with KNEE — the Streamlit explorer: ``streamlit run app.py``. This file only routes (and settles the
+heap after a page's first run: ``ui.settle_heap``); the pages are in ``pages/`` and everything they compute is
+in ``drag_core``."""
 
 from pathlib import Path
 
