@@ -11,7 +11,7 @@ import time
 
 import streamlit as st
 
-from drag_core import DragError, knee_view, ui, views
+from drag_core import DragError, knee_view, sensitivity_view, ui, views
 from drag_core.app_state import SAMPLE_PDF, SAMPLE_QUERY, answer, citations, escape_markdown
 from drag_core.compare import Comparison, export_tables, index_key, to_csv, to_json
 from drag_core.knee import KNEE_METHODS
@@ -118,11 +118,9 @@ def steps(comparison: Comparison) -> None:
                 ("steps", id(run)), lambda run=run: knee_view.steps_figure(run.result), run
             )
             st.plotly_chart(figure, key=f"curve_{name}", config={"displayModeBar": False})
-            below = ui.cached_figure(
-                ("kept-vs-s", id(run)), lambda run=run: knee_view.sensitivity_figure(run.result), run
-            )
+            below = sensitivity_view.sensitivity_html(run.result)
             if below is not None:
-                st.plotly_chart(below, key=f"sensitivity_{name}", config={"displayModeBar": False})
+                st.html(below)
             st.table(knee_view.step_rows(run.result))
 
 
