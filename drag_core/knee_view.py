@@ -35,7 +35,7 @@ KNEE_COLOR = "#d1495b"
 RRF_COLOR = "#495057"
 COSINE_COLOR = "#3d5a80"
 CURVE_COLUMNS = 3
-PANEL_PX, SENSITIVITY_PX, TITLE_PX, TICKS_PX, LEGEND_PX = 240, 70, 48, 52, 70
+PANEL_PX, TITLE_PX, TICKS_PX, LEGEND_PX = 240, 48, 52, 70
 
 
 @dataclass(frozen=True)
@@ -208,7 +208,7 @@ def steps_figure(result: SearchResult) -> go.Figure:
     on, the cut as a dashed line, and in the title why the cut is there.
 
     Built as plain data (axes placed here, no ``make_subplots``) and wrapped without validation. It does not
-    show the current sensitivity (:func:`sensitivity_figure` does), so a slider step that does not move a cut
+    show the current sensitivity (``sensitivity_view.sensitivity_html`` does), so a slider step that does not move a cut
     draws the same figure and the browser has nothing to redraw."""
     steps, params = result.trace, result.params
     grid = _Grid(len(steps), TITLE_PX + PANEL_PX + TICKS_PX, TITLE_PX, PANEL_PX)
@@ -222,40 +222,6 @@ def steps_figure(result: SearchResult) -> go.Figure:
         layout["annotations"].append(_title(step, why, sum(x_domain) / 2, y_domain[1]))
         _draw_step(data, layout, step, why, params, cell, shown)
         _axes(layout, cell, x_domain, y_domain)
-    return go.Figure(data=data, layout=layout, _validate=False)
-
-
-def sensitivity_figure(result: SearchResult) -> go.Figure | None:
-    """Under the step panels, in the same places: for each knee step, how many items every sensitivity of
-    the slider would keep (the knee's rank in the hover), the current sensitivity marked. None when no step
-    was cut at a knee."""
-    steps, params = result.trace, result.params
-    if not any(step.curve for step in steps):
-        return None
-    grid = _Grid(len(steps), SENSITIVITY_PX + TICKS_PX + 22, 22, SENSITIVITY_PX)
-    layout = grid.layout(legend=False)
-    data: list[dict[str, Any]] = []
-    for index, step in enumerate(steps):
-        if not step.curve:
-            continue
-        x_domain, y_domain = grid.domains(index)
-        cell = _Cell(x=index + 1, y=index + 1)
-        _draw_sensitivity(data, step, params, cell)
-        _sensitivity_axes(layout, cell, x_domain, y_domain)
-        layout["annotations"].append(
-            {
-                "text": f"kept vs sensitivity · {html.escape(step_title(step))}",
-                "x": sum(x_domain) / 2,
-                "y": y_domain[1],
-                "xref": "paper",
-                "yref": "paper",
-                "xanchor": "center",
-                "yanchor": "bottom",
-                "yshift": 2,
-                "showarrow": False,
-                "font": {"size": 11, "color": "#495057"},
-            }
-        )
     return go.Figure(data=data, layout=layout, _validate=False)
 
 
@@ -288,25 +254,6 @@ def _axes(layout: dict[str, Any], cell: _Cell, x_domain: list[float], y_domain: 
     layout[ya] = {"domain": y_domain, "anchor": cell.ref("x", cell.x), **layout.pop(ya, {})}
     if ya2 in layout:
         layout[ya2] |= {"overlaying": cell.ref("y", cell.y), "side": "right", "anchor": cell.ref("x", cell.x)}
-
-
-def _sensitivity_axes(
-    layout: dict[str, Any], cell: _Cell, x_domain: list[float], y_domain: list[float]
-) -> None:
-    layout[f"xaxis{cell.x}"] = {
-        "domain": x_domain,
-        "anchor": cell.ref("y", cell.y),
-        "title": {"text": "sensitivity S", "standoff": 2},
-        "range": [SENSITIVITIES[0] - 0.15, SENSITIVITIES[-1] + 0.15],
-        "showgrid": False,
-    }
-    layout[f"yaxis{cell.y}"] = {
-        "domain": y_domain,
-        "anchor": cell.ref("x", cell.x),
-        "title": {"text": "kept"},
-        "rangemode": "tozero",
-        "nticks": 3,
-    }
 
 
 def _ticks(values: list[float]) -> dict[str, Any]:
@@ -426,45 +373,6 @@ def _line(
         "showlegend": _first(name, shown),
         "hoverinfo": "skip",
     }
-
-
-def _draw_sensitivity(data: list[dict[str, Any]], step: Step, params: SearchParams, cell: _Cell) -> None:
-    grid, kept, knees = kept_by_sensitivity(step, params)
-    x, y = cell.ref("x", cell.x), cell.ref("y", cell.y)
-    hover = [
-        f"S = {s:g}: kept {k}" + ("" if r is None else f" (knee at {r})")
-        for s, k, r in zip(grid, kept, knees)
-    ]
-    data.append(
-        {
-            "type": "scatter",
-            "x": grid,
-            "y": kept,
-            "xaxis": x,
-            "yaxis": y,
-            "mode": "lines+markers",
-            "line": {"color": FATES["kept"][1], "width": 1.5, "shape": "hv"},
-            "marker": {"size": 4},
-            "name": "kept vs sensitivity",
-            "hovertext": hover,
-            "hoverinfo": "text",
-        }
-    )
-    now = find_knee(step.curve, params.knee_method, params.sensitivity, step.least, step.most).keep
-    data.append(
-        {
-            "type": "scatter",
-            "x": [params.sensitivity],
-            "y": [now],
-            "xaxis": x,
-            "yaxis": y,
-            "mode": "markers",
-            "marker": {"symbol": "diamond", "size": 11, "color": KNEE_COLOR},
-            "name": "current sensitivity",
-            "hovertext": [f"now: S = {params.sensitivity:g}, kept {now}"],
-            "hoverinfo": "text",
-        }
-    )
 
 
 def _hover(candidate: Candidate, value: float, index: int) -> str:

@@ -11,9 +11,9 @@ import time
 
 import streamlit as st
 
-from drag_core import DragError, knee_view, ui, views
+from drag_core import DragError, knee_view, sensitivity_view, ui, views
 from drag_core.app_state import SAMPLE_PDF, SAMPLE_QUERY, answer, citations, escape_markdown
-from drag_core.compare import Comparison, StrategyRun, export_tables, index_key, to_csv, to_json
+from drag_core.compare import Comparison, export_tables, index_key, to_csv, to_json
 from drag_core.knee import KNEE_METHODS
 from drag_core.search import DEFAULT_STRATEGIES, SCORE_SOURCES, STRATEGIES, SearchParams
 
@@ -89,34 +89,11 @@ def knee_knobs(walk: dict[str, int]) -> SearchParams:
     )
 
 
-def result_lines(run: StrategyRun) -> str:
-    """The returned nodes as Markdown: rank, file, pages, level, score, and the start of the summary."""
-    lines = []
-    for rank, node in enumerate(run.result.nodes, start=1):
-        where = f"{views.page_span(node.page_start, node.page_end)} · L{node.level}"
-        score = run.result.scores.get(node.id, 0.0)
-        lines.append(
-            f"**{rank}.** {escape_markdown(node.file_name)} · {where} · {score:.4f}  \n"
-            f":gray[{escape_markdown(views.snippet(node.summary, SUMMARY_CHARS))}]"
-        )
-    return "\n\n".join(lines) or "_nothing returned_"
-
-
 def cards(comparison: Comparison) -> None:
-    """One bordered card per strategy, at most ``CARDS_PER_ROW`` to a row."""
-    runs = list(comparison.runs.items())
-    per_row = len(runs) if len(runs) <= CARDS_PER_ROW else -(-len(runs) // 2)
-    for start in range(0, len(runs), per_row):
-        row = runs[start : start + per_row]
-        for column, (name, run) in zip(st.columns(per_row), row):
-            with column, st.container(border=True):
-                st.subheader(name)
-                st.markdown(
-                    f"**{len(run.result.nodes)}** nodes · **{run.pages}** pages  \n"
-                    f"**≈ {run.tokens:,}** tokens · **{run.result.latency_ms:.0f}** ms"
-                )
-                with st.container(height=RESULTS_PX, border=False):
-                    st.markdown(result_lines(run))
+    """One card per strategy, at most ``CARDS_PER_ROW`` to a row, drawn as one HTML element (cheap to redraw)."""
+    count = len(comparison.runs)
+    per_row = count if count <= CARDS_PER_ROW else -(-count // 2)
+    st.html(views.cards_html(comparison, per_row, RESULTS_PX, SUMMARY_CHARS))
 
 
 def steps(comparison: Comparison) -> None:
@@ -141,11 +118,9 @@ def steps(comparison: Comparison) -> None:
                 ("steps", id(run)), lambda run=run: knee_view.steps_figure(run.result), run
             )
             st.plotly_chart(figure, key=f"curve_{name}", config={"displayModeBar": False})
-            below = ui.cached_figure(
-                ("kept-vs-s", id(run)), lambda run=run: knee_view.sensitivity_figure(run.result), run
-            )
+            below = sensitivity_view.sensitivity_html(run.result)
             if below is not None:
-                st.plotly_chart(below, key=f"sensitivity_{name}", config={"displayModeBar": False})
+                st.html(below)
             st.table(knee_view.step_rows(run.result))
 
 

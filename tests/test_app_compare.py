@@ -3,7 +3,9 @@ curves with knees, the answer toggle (offline and with a real local LLM) and the
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -31,8 +33,20 @@ def _figures(at) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
+def _card_block(at) -> str:
+    """The strategy cards (one HTML block)."""
+    (block,) = [h.proto.body for h in at.get("html") if "drag-card" in h.proto.body]
+    return block
+
+
+def _below(at) -> str:
+    """The kept-vs-sensitivity panels of the open tab (one HTML block)."""
+    (block,) = [h.proto.body for h in at.get("html") if "drag-kvs" in h.proto.body]
+    return block
+
+
 def _cards(at) -> list[str]:
-    return [h.value for h in at.subheader if h.value in at.session_state["comparison"].runs]
+    return re.findall(r'data-strategy="([^"]+)"', _card_block(at))
 
 
 def test_the_first_screen_takes_its_defaults_from_the_library(open_app, small_index_copy: Path) -> None:
@@ -66,18 +80,17 @@ def test_strategies_side_by_side_with_files_curves_overlap_and_exports(compared)
     at = compared
     comparison = at.session_state["comparison"]
     assert _cards(at) == DEFAULT
-    text = " ".join(m.value.replace("\\", "") for m in at.markdown)
-    for run in comparison.runs.values():
-        assert f"**{len(run.result.nodes)}** nodes · **{run.pages}** pages" in text
+    block = _card_block(at)
+    for name, run in comparison.runs.items():
+        card = block.split(f'data-strategy="{name}"', 1)[1].split('class="drag-card"', 1)[0]
+        assert f"<b>{len(run.result.nodes)}</b> nodes · <b>{run.pages}</b> pages" in card
         for node in run.result.nodes:
-            assert node.file_name in text
+            assert html.escape(node.file_name) in card
     figures = _figures(at)
-    assert len(figures) == 3  # the overlap heatmap, then the steps of the open tab only, and kept vs S
+    assert len(figures) == 2  # the overlap heatmap, then the steps of the open tab only
     assert figures[0]["data"][0]["type"] == "heatmap"
     assert {"RRF (fused)", "knee"} <= {trace.get("name") for trace in figures[1]["data"]}
-    assert {"kept vs sensitivity", "current sensitivity"} <= {
-        trace.get("name") for trace in figures[2]["data"]
-    }
+    assert "kept vs sensitivity" in _below(at) and 'class="kvs"' in _below(at)
     assert [t.label for t in at.tabs] == DEFAULT
     assert len(at.table) == 1
     assert [b.label for b in at.download_button] == [
@@ -104,8 +117,8 @@ def test_moving_a_knee_slider_reruns_only_the_knee_strategies(compared) -> None:
     assert after.params.sensitivity == 4.0
     for name in DEFAULT:
         assert (after.runs[name] is before.runs[name]) == (name not in readers)
-    current = [t for t in _figures(at)[2]["data"] if t.get("name") == "current sensitivity"]
-    assert current and all(t["x"] == [4.0] for t in current)
+    current = re.findall(r'data-sensitivity="([^"]+)"', _below(at))
+    assert current and all(float(s) == 4.0 for s in current)
 
     at.slider(key="keep_range").set_value((2, 6)).run()
     at.slider(key="beam_width").set_value(3).run()

@@ -174,23 +174,24 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
         question = page.get_by_label("Question")
         question.fill(QUERY)
         question.press("Enter")
-        adaptive = (
-            page.locator('[data-testid="stVerticalBlock"]')
-            .filter(has=page.get_by_role("heading", name="adaptive", exact=True))
-            .last
+        adaptive = page.locator(".drag-card").filter(
+            has=page.get_by_role("heading", name="adaptive", exact=True)
         )
         expect(adaptive.get_by_text(PDF.name).first).to_be_visible()  # every result names its file
         expect(page.get_by_role("tab", name="adaptive", selected=True)).to_be_visible()
         charts = page.get_by_role("tabpanel").locator(".stPlotlyChart")
-        expect(charts).to_have_count(2)  # the steps, and kept vs sensitivity under them
+        expect(charts).to_have_count(1)  # the steps; kept vs sensitivity under them is SVG
         titles = charts.first.locator(".annotation-text")
         expect(titles.first).to_be_attached()
         before = titles.all_text_contents()
         assert any("→ kept" in t or "no knee found" in t for t in before), before
         assert any(t.startswith(("knee at", "no knee found")) or "knee at" in t for t in before), before
-        below = charts.nth(1).locator(".annotation-text")
-        assert all(t.startswith("kept vs sensitivity") for t in below.all_text_contents())
-        expect(charts.nth(1).locator(".scatterlayer .trace")).not_to_have_count(0)
+        below = page.get_by_role("tabpanel").locator(".drag-kvs")
+        expect(below.locator(".title").first).to_be_visible()
+        assert all(t.startswith("kept vs sensitivity") for t in below.locator(".title").all_text_contents())
+        images = below.locator("img.kvs")
+        expect(images).not_to_have_count(0)
+        assert all(i.evaluate("img => img.complete && img.naturalWidth > 0") for i in images.all())
         page.wait_for_selector(IDLE)
         page.screenshot(path=str(SHOTS / "compare-1400.png"), full_page=True)
 

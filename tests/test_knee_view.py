@@ -3,9 +3,12 @@ hand-built steps (every rule) and on real searches of a real index."""
 
 from __future__ import annotations
 
+import re
+from urllib.parse import unquote
+
 import pytest
 
-from drag_core import knee_view
+from drag_core import knee_view, sensitivity_view
 from drag_core.compare import Comparer, Comparison
 from drag_core.engine import Engine
 from drag_core.knee import find_knee
@@ -117,13 +120,14 @@ def test_the_figure_draws_rrf_and_the_cosine_the_knee_read_with_the_knee_on_it(
     for step in result.trace:
         why = knee_view.explain(step, result.params)
         assert any(why.text in t for t in titles)
-    below = knee_view.sensitivity_figure(result)
-    lines = [t for t in below.data if t.name == "kept vs sensitivity"]
-    current = [t for t in below.data if t.name == "current sensitivity"]
-    assert len(lines) == len(current) == len([s for s in result.trace if s.curve])
-    for line, now, step in zip(lines, current, [s for s in result.trace if s.curve], strict=True):
-        assert list(line.x) == list(knee_view.SENSITIVITIES)
-        assert list(now.x) == [result.params.sensitivity] and list(now.y) == [step.cut]
+    below = sensitivity_view.sensitivity_html(result)
+    knee_steps = [s for s in result.trace if s.curve]
+    lines = [unquote(src) for src in re.findall(r'src="data:image/svg\+xml,([^"]+)"', below)]
+    current = re.findall(r'data-sensitivity="([^"]+)" data-kept="(\d+)"', below)
+    assert len(lines) == len(current) == len(knee_steps)
+    for line, (now_s, now_kept), step in zip(lines, current, knee_steps, strict=True):
+        assert line.count("<circle") == len(knee_view.SENSITIVITIES)
+        assert float(now_s) == result.params.sensitivity and int(now_kept) == step.cut
     assert "sensitivity" not in str(figure.to_dict())  # the curves do not change with S unless a cut does
 
 
@@ -132,7 +136,7 @@ def test_a_flat_panel_draws_its_rrf_curve_without_a_knee(comparison: Comparison)
     figure = knee_view.steps_figure(result)
     assert [t.name for t in figure.data if t.mode == "lines"] == ["RRF (fused)"]
     assert not [t for t in figure.data if t.name == "knee"]
-    assert knee_view.sensitivity_figure(result) is None
+    assert sensitivity_view.sensitivity_html(result) is None
     assert any("no knee cut" in a.text for a in figure.layout.annotations)
 
 

@@ -15,6 +15,7 @@ from drag_core.ui.session import (
     kept,
     last_comparison,
     llm_config,
+    settle_heap,
     show_text,
 )
 
@@ -31,5 +32,6 @@ __all__ = [
     "kept",
     "last_comparison",
     "llm_config",
+    "settle_heap",
     "show_text",
 ]

@@ -7,6 +7,7 @@ per process; the engine's lock serialises the sessions' ingests and searches), p
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 import weakref
@@ -205,3 +206,12 @@ def _among(value: Any, options: Any) -> bool:
 def show_text(text: str, empty: str = "(no text)") -> None:
     """Text from a document, drawn as plain text (never Markdown or HTML)."""
     st.text(text if text.strip() else empty)
+
+
+@st.cache_resource(show_spinner=False)
+def settle_heap(page: str) -> None:
+    """Once per page and process, after the page's first run: move everything alive (models, index, modules,
+    remembered searches) to the collector's permanent generation, so Streamlit's full collection after every
+    rerun scans only what reruns allocate (it took ~150 ms of every knob step with the 10,000-node index)."""
+    gc.collect()
+    gc.freeze()
