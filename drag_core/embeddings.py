@@ -17,13 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from drag_core.bm25_terms import TOKEN_MAX_LENGTH, bm25_terms
 from drag_core.config import DEFAULT_BM25, DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_MODEL, Bm25Params
 from drag_core.text import ENGLISH_STOPWORDS
 
 #: Texts per model call: the embedder's lock is held and progress reported once per batch.
 BATCH_SIZE = 32
-#: Longer tokens are dropped (fastembed's default, set explicitly so ``bm25_tokens`` drops the same).
-TOKEN_MAX_LENGTH = 40
 
 
 @dataclass(frozen=True)
@@ -104,24 +103,11 @@ class Embedder:
 
     def bm25_tokens(self, texts: Sequence[str]) -> list[list[str]]:
         """Each text as the BM25 model sees it (stemmed terms, stop words dropped): the terms weighted, and the
-        length ``Bm25Params.avg_len`` averages. The same steps as fastembed's Bm25, with the same stemmer,
-        stop words and length limit."""
-        from fastembed.common.utils import get_all_punctuation, remove_non_alphanumeric
-        from fastembed.sparse.utils.tokenizer import SimpleTokenizer
-
+        length ``Bm25Params.avg_len`` averages (``drag_core.bm25_terms``: fastembed's steps, with the same
+        stemmer, stop words and length limit)."""
         if self.sparse_model != DEFAULT_SPARSE_MODEL:
             raise ValueError(f"BM25 tokens need {DEFAULT_SPARSE_MODEL}, not {self.sparse_model}")
-        punctuation = set(get_all_punctuation())
-        terms = []
-        for text in texts:
-            tokens = SimpleTokenizer.tokenize(remove_non_alphanumeric(text))
-            kept = (
-                t.lower()
-                for t in tokens
-                if t not in punctuation and t.lower() not in ENGLISH_STOPWORDS and len(t) <= TOKEN_MAX_LENGTH
-            )
-            terms.append([stem for stem in map(self._stemmer.stem_word, kept) if stem])
-        return terms
+        return [bm25_terms(text, self._stemmer.stem_word) for text in texts]
 
     def dense(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> np.ndarray:
         """Unit-length dense vectors, one row per text; ``progress(done, total)`` after each batch."""

@@ -4,21 +4,19 @@ Importing fastembed costs about 0.6 s per process (it loads huggingface_hub, PIL
 than the rest of a CLI search. ``QueryEmbedder`` gives the same two query vectors as ``Embedder.query`` for the
 default models from the libraries fastembed itself runs them with: onnxruntime + tokenizers for all-MiniLM-L6-v2
 (mean pooling over the attention mask, unit length) and py_rust_stemmers + mmh3 for the BM25 query (fastembed's
-``Bm25.query_embed``: its tokenizer, the project's stop words, the Snowball stemmer, each term once with weight 1).
+``Bm25.query_embed``: the terms of ``drag_core.bm25_terms``, each once with weight 1).
 ``tests/test_query_embedder.py`` checks both against fastembed on many texts.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from pathlib import Path
 
 import numpy as np
 
-from drag_core.embeddings import TOKEN_MAX_LENGTH, SparseVector
+from drag_core.bm25_terms import bm25_terms
+from drag_core.embeddings import SparseVector
 from drag_core.model_files import DENSE_MODEL_SUBDIR, MAX_SEQ_LENGTH, ONNX_FILE, is_dense_model_dir
-from drag_core.text import ENGLISH_STOPWORDS
 
 
 class QueryEmbedder:
@@ -64,13 +62,7 @@ class QueryEmbedder:
 
     def bm25_terms(self, text: str) -> list[str]:
         """The stemmed terms of ``text`` as fastembed's BM25 sees them (stop words and long tokens dropped)."""
-        words = re.sub(r"\s+", " ", re.sub(r"[^\w]", " ", re.sub(r"[^\w\s]", " ", text).lower())).split()
-        kept = (
-            w
-            for w in words
-            if not _is_punctuation(w) and w not in ENGLISH_STOPWORDS and len(w) <= TOKEN_MAX_LENGTH
-        )
-        return [stem for stem in map(self._stemmer.stem_word, kept) if stem]
+        return bm25_terms(text, self._stemmer.stem_word)
 
     def sparse(self, text: str) -> SparseVector:
         """The BM25 query vector: each distinct term's hash with weight 1 (Qdrant applies IDF)."""
@@ -79,8 +71,3 @@ class QueryEmbedder:
 
     def query(self, text: str) -> tuple[np.ndarray, SparseVector]:
         return self.dense(text), self.sparse(text)
-
-
-def _is_punctuation(token: str) -> bool:
-    """fastembed drops a token that is one punctuation character (``_`` survives its clean-up)."""
-    return len(token) == 1 and unicodedata.category(token).startswith("P")
