@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from drag_core.knee import find_knee
 from drag_core.search import SearchParams, SearchResult
-from drag_core.search.base import Step
+from drag_core.search.base import Step, StepKind
 from drag_core.store import Candidate
 from drag_core.views import FONT, node_label, step_title
 
@@ -76,6 +76,9 @@ def explain(step: Step, params: SearchParams) -> CutReason:
     """Which rule set the step's cut: the knee, a cap, min-keep, or no knee at all."""
     n = len(step.curve)
     if step.cut is None:
+        if step.kind is StepKind.BREADTH:
+            added = len(step.kept)
+            return CutReason("none", None, None, None, f"no knee cut: best page of {added} missing document(s)")
         return CutReason("none", None, None, None, "no knee cut")
     knee = None if step.knee_index is None else step.knee_index + 1
     natural = n if knee is None else knee
@@ -133,7 +136,7 @@ def step_rows(result: SearchResult) -> list[dict[str, str | int]]:
                 "step": step_title(step),
                 "ranked": len(step.candidates),
                 "knee at": "—" if why.knee_rank is None else str(why.knee_rank),
-                "cut": why.text if why.rule != "none" else "no knee cut",
+                "cut": why.text,
                 "kept": len(step.kept),
                 "ms": f"{step.ms:.1f}",
             }

@@ -33,7 +33,7 @@ first_query = st.query_params.get("q", SAMPLE_QUERY if has_sample else "")
 
 def walk_knobs() -> dict[str, int]:
     """The knobs of the walks (a change reruns the page); defaults from ``SearchParams``."""
-    a, b, c, d = st.columns(4)
+    a, b, c, d, e = st.columns(5)
     return {
         "top_k": ui.kept(a.slider, "Top k (flat)", "top_k", defaults.top_k, min_value=1, max_value=50),
         "roots": ui.kept(b.slider, "Roots", "roots", defaults.roots, min_value=1, max_value=20),
@@ -41,6 +41,16 @@ def walk_knobs() -> dict[str, int]:
             c.slider, "Beam width (beam)", "beam_width", defaults.beam_width, min_value=1, max_value=20
         ),
         "rrf_k": ui.kept(d.slider, "RRF k", "rrf_k", defaults.rrf_k, min_value=1, max_value=200),
+        "doc_breadth": ui.kept(
+            e.slider,
+            "Document breadth (adaptive)",
+            "doc_breadth",
+            defaults.doc_breadth,
+            min_value=0,
+            max_value=20,
+            help="adaptive adds the best page of every document among the first N pages of the flat ranking "
+            "that its knee-cut answer lacks, so it never shows fewer documents than flat top-N (0: off).",
+        ),
     }
 
 

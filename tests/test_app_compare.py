@@ -58,7 +58,7 @@ def test_the_first_screen_takes_its_defaults_from_the_library(open_app, small_in
     assert at.select_slider(key="sensitivity").value == defaults.sensitivity
     assert at.slider(key="keep_range").value == (defaults.min_keep, defaults.max_keep)
     assert at.radio(key="score_source").value == defaults.score_source
-    for knob in ("top_k", "roots", "beam_width", "rrf_k"):
+    for knob in ("top_k", "roots", "beam_width", "rrf_k", "doc_breadth"):
         assert at.slider(key=knob).value == getattr(defaults, knob)
     assert at.multiselect(key="strategies").value == DEFAULT
     assert {"flat", "flat-knee", "branch", "beam", "adaptive"} <= set(DEFAULT)

@@ -73,7 +73,7 @@ def test_one_vector_flats_follow_their_own_list(engine) -> None:
 
 @pytest.mark.parametrize("source", ["dense", "rrf"])
 def test_adaptive_keeps_knee_cut_pages_of_the_documents_of_its_seed_pages(engine, source: str) -> None:
-    params = SearchParams(roots=2, max_keep=6, score_source=source)
+    params = SearchParams(roots=2, max_keep=6, score_source=source, doc_breadth=0)
     result = engine.search(TOPICS["beta.txt"][2], "adaptive", params)
     seeds, pages = result.trace
     assert len(seeds.candidates) == 4 + 10 + 12  # every page of the index is a candidate seed
@@ -102,3 +102,34 @@ def test_add_cosines_fills_in_the_cosines_the_dense_list_did_not_bring(engine) -
     assert engine.store.round_trips == before + 1
     assert [c.dense_score for c in step.candidates] == pytest.approx([c.dense_score for c in ranked])
     assert [c.id for c in step.candidates] == [c.id for c in ranked]
+
+
+BREADTH_QUERIES = (
+    TOPICS["beta.txt"][2],
+    "Sailors trim jib sheets and bakers proof sourdough loaves",
+    "alpha beta",
+    "honeycomb, glaciers and chess",
+)
+
+
+def test_adaptive_never_drops_a_document_the_head_of_the_flat_ranking_shows(engine) -> None:
+    added_somewhere = 0
+    for query in BREADTH_QUERIES:
+        narrow = engine.search(query, "adaptive", SearchParams(roots=1, doc_breadth=0))
+        wide = engine.search(query, "adaptive", SearchParams(roots=1, doc_breadth=5))
+        flat = engine.search(query, "flat", SearchParams(top_k=5))
+        assert wide.round_trips == narrow.round_trips, "breadth costs no Qdrant call"
+        assert {n.doc_id for n in flat.nodes} <= {n.doc_id for n in wide.nodes}
+        answer = [n.id for n in narrow.nodes]
+        assert [n.id for n in wide.nodes][: len(answer)] == answer, "the knee's answer comes first, unchanged"
+        missing: dict[str, int] = {}
+        for node in flat.nodes:  # each missing document's best page among flat's first five, in that order
+            if node.doc_id not in {n.doc_id for n in narrow.nodes}:
+                missing.setdefault(node.doc_id, node.id)
+        added = [n.id for n in wide.nodes][len(answer) :]
+        assert added == list(missing.values())
+        breadth = wide.trace[-1]
+        assert breadth.kind == "breadth" and breadth.kept == added
+        assert [c.id for c in breadth.candidates] == [n.id for n in flat.nodes]
+        added_somewhere += len(added)
+    assert added_somewhere > 0, "roots=1 should leave some document of flat's top five out of the answer"

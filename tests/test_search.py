@@ -128,7 +128,7 @@ def test_beam_suppression_follows_rank_order(engine: Engine) -> None:
 
 @pytest.mark.parametrize("source", ["rrf", "dense"])
 def test_adaptive_cuts_every_ranking_at_its_knee_before_suppression(engine: Engine, source: str) -> None:
-    params = SearchParams(sensitivity=1.0, max_keep=6, score_source=source, roots=6)
+    params = SearchParams(sensitivity=1.0, max_keep=6, score_source=source, roots=6, doc_breadth=0)
     result = engine.search("Ulta Beauty comparable sales guidance", "adaptive", params)
     for step in result.trace:
         assert step.cut is not None and 1 <= step.cut <= 6
@@ -199,7 +199,7 @@ def test_trace_steps_carry_their_kind_and_node_in_json(engine: Engine) -> None:
         assert step["name"] == f"parent {step['node_id']}", "the name is kept for readers of the JSON"
         assert step["node_id"] in [c["id"] for c in step["candidates"]]
     adaptive = engine.search("apples", "adaptive", SearchParams()).to_json()["trace"]
-    assert [s["kind"] for s in adaptive] == ["seeds", "pages"]
+    assert [s["kind"] for s in adaptive] == ["seeds", "pages", "breadth"]
 
 
 KNEE_BEAM_QUERIES = (
@@ -245,8 +245,8 @@ def test_knee_beam_stops_at_the_iteration_cap(engine: Engine, cap: int) -> None:
 
 def test_adaptive_span_merge_returns_the_parent_of_surviving_siblings(engine: Engine) -> None:
     query = "PepsiCo senior notes indenture"
-    plain = engine.search(query, "adaptive", SearchParams(max_keep=10))
-    merged = engine.search(query, "adaptive", SearchParams(max_keep=10, span_merge=2))
+    plain = engine.search(query, "adaptive", SearchParams(max_keep=10, doc_breadth=0))
+    merged = engine.search(query, "adaptive", SearchParams(max_keep=10, span_merge=2, doc_breadth=0))
     siblings: dict[int, list[int]] = {}
     for node in plain.nodes:
         siblings.setdefault(node.parent_id, []).append(node.id)

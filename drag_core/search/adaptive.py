@@ -8,6 +8,11 @@
 3. With ``span_merge`` (off by default: measured, it costs more pages than it finds): where at least that
    many children of one parent survive the cut, the parent (the span of consecutive pages they belong to)
    is returned in their place.
+4. Breadth (``doc_breadth``, 5 by default; 0: off): every document among the first ``doc_breadth`` seed
+   pages — the documents flat top-k would show — that the answer lacks adds its best page there. Choosing
+   documents first can lose the question's own document to a sibling (a company's 10-K against its earnings
+   release); this keeps the knee's precision inside the chosen documents without ever showing fewer
+   documents than the flat baseline (measured: ``docs/evaluation.md``, "Never lose a document").
 
 The intermediate levels are not walked: measured on financebench-dev, descending level by level lost
 recall at every cut (see ``docs/evaluation.md``), while the roots' pages ranked in one go kept it.
@@ -22,10 +27,11 @@ from drag_core.store import Candidate, Scope
 
 
 class Adaptive:
-    """Documents of the best pages, then their pages cut at the knee."""
+    """Documents of the best pages, then their pages cut at the knee; never fewer documents than the head of
+    the flat ranking shows."""
 
     name = "adaptive"
-    params = ("roots", "rrf_k", "knee_pool", "span_merge", *KNEE_PARAMS)
+    params = ("roots", "rrf_k", "knee_pool", "span_merge", "doc_breadth", *KNEE_PARAMS)
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         p = ctx.params
@@ -38,13 +44,16 @@ class Adaptive:
         scope = Scope(kind="leaves", docs=docs, limit=p.knee_pool, depth=FUSION_DEPTH, scoped_idf=True)
         (pages,) = ctx.rank([scope], StepKind.PAGES, [f"pages of {files}"])
         final = ctx.knee_cut(pages)
-        if not p.span_merge:
-            return final, [seeds, pages]
-        final, spans = merge_spans(ctx, final, p.span_merge)
-        if spans is None:
-            return final, [seeds, pages]
-        pages.keep([c for c in final if c.id in set(pages.kept)])
-        return final, [seeds, pages, spans]
+        steps = [seeds, pages]
+        if p.span_merge:
+            final, spans = merge_spans(ctx, final, p.span_merge)
+            if spans is not None:
+                pages.keep([c for c in final if c.id in set(pages.kept)])
+                steps.append(spans)
+        if p.doc_breadth:
+            final, breadth = keep_documents(seeds, final, p.doc_breadth)
+            steps.append(breadth)
+        return final, steps
 
 
 def merge_spans(
@@ -67,3 +76,22 @@ def merge_spans(
         if node not in out:
             out.append(node)
     return out, step
+
+
+def keep_documents(seeds: Step, answer: list[Candidate], first: int) -> tuple[list[Candidate], Step]:
+    """The answer plus, for every document among the first ``first`` seed pages that the answer lacks, that
+    document's best page there (after the answer, in seed order). The step ranks those seed pages (no new
+    Qdrant call: they are the head of the seed ranking) and keeps the pages it added."""
+    step = Step(
+        f"documents of flat top-{first}",
+        seeds.candidates[:first],
+        call=seeds.call,
+        kind=StepKind.BREADTH,
+    )
+    present = {c.doc_id for c in answer}
+    added: list[Candidate] = []
+    for page in step.candidates:
+        if page.doc_id not in present:
+            present.add(page.doc_id)
+            added.append(page)
+    return answer + step.keep(added), step

@@ -45,6 +45,9 @@ class SearchParams:
         knee_pool: how many leaves ``flat-knee`` (and ``adaptive``, in its final ranking) rank before cutting.
         span_merge: ``adaptive`` returns a parent instead of its pages when at least this many of its
             children survive the cut (0: never).
+        doc_breadth: ``adaptive`` never drops a document that the first ``doc_breadth`` pages of the flat
+            hybrid ranking show (flat top-k with k = ``doc_breadth``): each such document its answer lacks adds
+            its best page there (0: off).
     """
 
     top_k: int = 5
@@ -59,12 +62,15 @@ class SearchParams:
     score_source: str = "dense"
     knee_pool: int = 50
     span_merge: int = 0
+    doc_breadth: int = 5
 
     def __post_init__(self) -> None:
         if self.score_source not in SCORE_SOURCES:
             raise ValueError(f"score_source must be one of {SCORE_SOURCES}")
         if min(self.top_k, self.roots, self.beam_width, self.max_iterations, self.knee_pool) < 1:
             raise ValueError("top_k, roots, beam_width, max_iterations and knee_pool must be ≥ 1")
+        if min(self.span_merge, self.doc_breadth) < 0:
+            raise ValueError("span_merge and doc_breadth must be ≥ 0")
 
     def with_(self, **changes: Any) -> SearchParams:
         return replace(self, **changes)
@@ -80,6 +86,7 @@ class StepKind(StrEnum):
     SEEDS = "seeds"
     PAGES = "pages"
     SPANS = "spans"
+    BREADTH = "breadth"
     RANKING = "ranking"
 
 
