@@ -78,7 +78,9 @@ def explain(step: Step, params: SearchParams) -> CutReason:
     if step.cut is None:
         if step.kind is StepKind.BREADTH:
             added = len(step.kept)
-            return CutReason("none", None, None, None, f"no knee cut: best page of {added} missing document(s)")
+            return CutReason(
+                "none", None, None, None, f"no knee cut: best page of {added} missing document(s)"
+            )
         return CutReason("none", None, None, None, "no knee cut")
     knee = None if step.knee_index is None else step.knee_index + 1
     natural = n if knee is None else knee
