@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass
+from textwrap import shorten
 from typing import Any
 
 import plotly.graph_objects as go
@@ -35,7 +36,9 @@ KNEE_COLOR = "#d1495b"
 RRF_COLOR = "#495057"
 COSINE_COLOR = "#3d5a80"
 CURVE_COLUMNS = 3
-PANEL_PX, TITLE_PX, TICKS_PX, LEGEND_PX = 240, 48, 52, 70
+PANEL_PX, TITLE_PX, TICKS_PX, LEGEND_PX = 240, 64, 52, 70
+#: Longest step name a panel title shows (the table under the figure has the whole name).
+TITLE_CHARS = 34
 
 
 @dataclass(frozen=True)
@@ -78,9 +81,8 @@ def explain(step: Step, params: SearchParams) -> CutReason:
     if step.cut is None:
         if step.kind is StepKind.BREADTH:
             added = len(step.kept)
-            return CutReason(
-                "none", None, None, None, f"no knee cut: best page of {added} missing document(s)"
-            )
+            documents = "document" if added == 1 else "documents"
+            return CutReason("none", None, None, None, f"no knee cut → added {added} {documents}")
         return CutReason("none", None, None, None, "no knee cut")
     knee = None if step.knee_index is None else step.knee_index + 1
     natural = n if knee is None else knee
@@ -182,7 +184,7 @@ class _Grid:
 
     def domains(self, index: int) -> tuple[list[float], list[float]]:
         """The x and y domains (paper fractions) of panel ``index``."""
-        gap = 0.17 if self.columns > 1 else 0.0
+        gap = 0.2 if self.columns > 1 else 0.0
         width = (1 - gap * (self.columns - 1)) / self.columns
         row, col = divmod(index, self.columns)
         total = self.block * self.rows
@@ -226,15 +228,19 @@ def steps_figure(result: SearchResult) -> go.Figure:
         why = explain(step, params)
         layout["annotations"].append(_title(step, why, sum(x_domain) / 2, y_domain[1]))
         _draw_step(data, layout, step, why, params, cell, shown)
+        column = index % grid.columns
         _axes(layout, cell, x_domain, y_domain)
+        _name_outer_axes_only(
+            layout, cell, first=column == 0, last=column == grid.columns - 1 or step is steps[-1]
+        )
     return go.Figure(data=data, layout=layout, _validate=False)
 
 
 def _title(step: Step, why: CutReason, x: float, y: float) -> dict[str, Any]:
     colour = FATES["cap"][1] if why.capped else (KNEE_COLOR if why.knee_rank else "#495057")
     return {
-        "text": f"<b>{html.escape(step_title(step))}</b><br>"
-        f"<span style='color:{colour}'>{html.escape(why.text)}</span>",
+        "text": f"<b>{html.escape(shorten(step_title(step), TITLE_CHARS, placeholder=' …'))}</b><br>"
+        f"<span style='color:{colour}'>{html.escape(why.text).replace(' → ', '<br>→ ')}</span>",
         "x": x,
         "y": y,
         "xref": "paper",
@@ -259,6 +265,15 @@ def _axes(layout: dict[str, Any], cell: _Cell, x_domain: list[float], y_domain: 
     layout[ya] = {"domain": y_domain, "anchor": cell.ref("x", cell.x), **layout.pop(ya, {})}
     if ya2 in layout:
         layout[ya2] |= {"overlaying": cell.ref("y", cell.y), "side": "right", "anchor": cell.ref("x", cell.x)}
+
+
+def _name_outer_axes_only(layout: dict[str, Any], cell: _Cell, first: bool, last: bool) -> None:
+    """Panels side by side share the gap between them: only the first of a row names its RRF axis and only
+    the last its cosine axis (the legend names both lines), so no two axis names overlap."""
+    if not first:
+        layout[f"yaxis{cell.y}"].pop("title", None)
+    if not last and f"yaxis{cell.y + 1}" in layout:
+        layout[f"yaxis{cell.y + 1}"].pop("title", None)
 
 
 def _ticks(values: list[float]) -> dict[str, Any]:

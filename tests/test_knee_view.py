@@ -13,7 +13,7 @@ from drag_core.compare import Comparer, Comparison
 from drag_core.engine import Engine
 from drag_core.knee import find_knee
 from drag_core.search import SearchParams, SearchResult
-from drag_core.search.base import Step
+from drag_core.search.base import Step, StepKind
 from drag_core.store import Candidate
 
 QUERY = "What was net sales growth in the fourth quarter?"
@@ -61,6 +61,21 @@ def test_each_rule_of_a_cut_is_named() -> None:
     raised = knee_view.explain(_step(0, 2, least=2), params)
     assert (raised.rule, raised.text) == ("min-keep", "knee at 1, raised to min-keep 2")
     assert knee_view.explain(Step("roots", _candidates(3)), params).rule == "none"
+    breadth = Step("breadth: flat top-5", _candidates(5), kind=StepKind.BREADTH)
+    breadth.keep(breadth.candidates[1:2])
+    assert knee_view.explain(breadth, params).text == "no knee cut → added 1 document"
+    breadth.keep(breadth.candidates[1:3])
+    assert knee_view.explain(breadth, params).text == "no knee cut → added 2 documents"
+
+
+def test_a_long_step_name_is_shortened_in_its_panel_title_only() -> None:
+    name = "pages of " + ", ".join(f"FILING_{i}_2023_10K.pdf" for i in range(4))
+    step = Step(name, _candidates(5), kind=StepKind.PAGES)
+    result = SearchResult("adaptive", "q", [], {}, [step], 1.0, 1, SearchParams())
+    (title,) = [a.text for a in knee_view.steps_figure(result).layout.annotations if a.text]
+    shown = title.split("</b>")[0].removeprefix("<b>")
+    assert shown.endswith(" …") and len(shown) <= knee_view.TITLE_CHARS and shown[:-2] in name
+    assert knee_view.step_rows(result)[0]["step"] == name
 
 
 def test_fates_tell_a_cap_from_the_knee_and_suppression_from_both() -> None:
@@ -119,7 +134,7 @@ def test_the_figure_draws_rrf_and_the_cosine_the_knee_read_with_the_knee_on_it(
     titles = [a.text for a in figure.layout.annotations if a.text]
     for step in result.trace:
         why = knee_view.explain(step, result.params)
-        assert any(why.text in t for t in titles)
+        assert any(why.text.replace(" → ", "<br>→ ") in t for t in titles)  # the outcome on its own line
     below = sensitivity_view.sensitivity_html(result)
     knee_steps = [s for s in result.trace if s.curve]
     lines = [unquote(src) for src in re.findall(r'src="data:image/svg\+xml,([^"]+)"', below)]
@@ -166,3 +181,12 @@ def test_document_text_is_escaped_in_the_figure() -> None:
     hovers = [h for t in knee_view.steps_figure(result).data if t.hovertext for h in t.hovertext]
     assert hovers and all("<script>" not in h for h in hovers)
     assert any("&lt;script&gt;" in h for h in hovers)
+
+
+def test_only_the_outer_panels_of_a_row_name_their_axes(comparison: Comparison) -> None:
+    result = comparison.runs["adaptive"].result
+    assert len(result.trace) == 3  # seeds, pages, breadth: one row
+    layout = knee_view.steps_figure(result).to_dict()["layout"]
+    named = {k: v["title"]["text"] for k, v in layout.items() if k.startswith("yaxis") and v.get("title")}
+    assert {"yaxis2", "yaxis4"} <= set(layout)  # the first two panels have a cosine axis, the breadth step none
+    assert named == {"yaxis": "RRF"}  # the last panel of the row has no cosine axis to name

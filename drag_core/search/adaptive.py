@@ -83,7 +83,7 @@ def keep_documents(seeds: Step, answer: list[Candidate], first: int) -> tuple[li
     document's best page there (after the answer, in seed order). The step ranks those seed pages (no new
     Qdrant call: they are the head of the seed ranking) and keeps the pages it added."""
     step = Step(
-        f"documents of flat top-{first}",
+        f"breadth: flat top-{first}",
         seeds.candidates[:first],
         call=seeds.call,
         kind=StepKind.BREADTH,
