@@ -188,5 +188,7 @@ def test_only_the_outer_panels_of_a_row_name_their_axes(comparison: Comparison) 
     assert len(result.trace) == 3  # seeds, pages, breadth: one row
     layout = knee_view.steps_figure(result).to_dict()["layout"]
     named = {k: v["title"]["text"] for k, v in layout.items() if k.startswith("yaxis") and v.get("title")}
-    assert {"yaxis2", "yaxis4"} <= set(layout)  # the first two panels have a cosine axis, the breadth step none
+    assert {"yaxis2", "yaxis4"} <= set(
+        layout
+    )  # the first two panels have a cosine axis, the breadth step none
     assert named == {"yaxis": "RRF"}  # the last panel of the row has no cosine axis to name
