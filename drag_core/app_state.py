@@ -17,6 +17,7 @@ from drag_core.engine import DocumentInfo
 from drag_core.ingest import STAGES, IngestReport, ProgressEvent
 from drag_core.llm import answer_question, citation, make_client
 from drag_core.loading import clean_file_name, document_id
+from drag_core.text import counted
 from drag_core.types import Node
 
 SAMPLE_PDF = Path(__file__).resolve().parent.parent / "samples" / "R-data.pdf"
@@ -56,7 +57,7 @@ def stale_warning(documents: Sequence[DocumentInfo]) -> str | None:
     if not stale:
         return None
     return (
-        f"{len(stale)} of {len(documents)} documents were indexed with other vector settings (vector policy or "
+        f"{len(stale)} of {counted(len(documents), 'document')} {'was' if len(stale) == 1 else 'were'} indexed with other vector settings (vector policy or "
         f"BM25 constants) than the current ones, so their scores do not compare fairly with the others'. "
         f"Upload them again to rebuild them: {', '.join(stale)}"
     )

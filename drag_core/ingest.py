@@ -19,6 +19,7 @@ from drag_core.embeddings import Embedder
 from drag_core.lease import Lease
 from drag_core.loading import LoadedDocument, LoadError
 from drag_core.store import NodeStore
+from drag_core.text import counted
 from drag_core.tree import build_tree, parent_count
 from drag_core.types import Description, Node
 from drag_core.vector_text import VectorPolicy, dense_vectors, sparse_texts
@@ -93,18 +94,14 @@ class IngestReport:
             return f"{self.file_name}: cancelled — {self.reason}"
         if not self.ok:
             return f"{self.file_name}: FAILED — {self.reason}"
-        size = f"{_count(self.pages, 'page')}, {_count(self.nodes, 'node')}"
+        size = f"{counted(self.pages, 'page')}, {counted(self.nodes, 'node')}"
         if self.status == "unchanged":
             return f"{self.file_name}: unchanged, already indexed ({size})"
-        fallback = f", {_count(self.fallbacks, 'LLM fallback')}" if self.fallbacks else ""
+        fallback = f", {counted(self.fallbacks, 'LLM fallback')}" if self.fallbacks else ""
         return (
             f"{self.file_name}: {self.status} — {size}, "
-            f"{_count(self.empty_pages, 'empty page')}{fallback}, {self.seconds:.1f} s"
+            f"{counted(self.empty_pages, 'empty page')}{fallback}, {self.seconds:.1f} s"
         )
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 class Ingestor:

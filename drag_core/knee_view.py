@@ -20,6 +20,7 @@ from drag_core.knee import find_knee
 from drag_core.search import SearchParams, SearchResult
 from drag_core.search.base import Step, StepKind
 from drag_core.store import Candidate
+from drag_core.text import counted
 from drag_core.views import FONT, node_label, step_title
 
 #: The sensitivities the slider offers: dense where Kneedle's knees move on typical curves (docs/knee.md,
@@ -81,8 +82,7 @@ def explain(step: Step, params: SearchParams) -> CutReason:
     if step.cut is None:
         if step.kind is StepKind.BREADTH:
             added = len(step.kept)
-            documents = "document" if added == 1 else "documents"
-            return CutReason("none", None, None, None, f"no knee cut → added {added} {documents}")
+            return CutReason("none", None, None, None, f"no knee cut → added {counted(added, 'document')}")
         return CutReason("none", None, None, None, "no knee cut")
     knee = None if step.knee_index is None else step.knee_index + 1
     natural = n if knee is None else knee

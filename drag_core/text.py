@@ -1,4 +1,4 @@
-"""Small text utilities shared by the loaders and the offline summariser."""
+"""Small text utilities shared by the loaders, the offline summariser and what is printed for people."""
 
 from __future__ import annotations
 
@@ -36,6 +36,11 @@ def approx_tokens(chars: int) -> int:
     """A rough LLM token count of ``chars`` characters of English text: one token per ~4 characters (OpenAI's
     rule of thumb for its BPE tokenizers), rounded up."""
     return -(-chars // CHARS_PER_TOKEN)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 page``, ``2 pages``, ``0 pages`` (``plural`` for an irregular noun: ``counted(2, "leaf", "leaves")``)."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {plural or noun + 's'}"
 
 
 def page_span(page_start: int, page_end: int) -> str:

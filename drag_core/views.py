@@ -18,7 +18,7 @@ from drag_core.compare import Comparison
 from drag_core.search import SearchResult
 from drag_core.search.base import Step, StepKind
 from drag_core.store import Candidate
-from drag_core.text import page_span
+from drag_core.text import counted, page_span
 from drag_core.types import Node
 
 SNIPPET_CHARS = 200
@@ -173,7 +173,7 @@ def overlap_figure(comparison: Comparison) -> go.Figure:
         jaccard[o.a, o.b] = jaccard[o.b, o.a] = o.jaccard
         shared[o.a, o.b] = shared[o.b, o.a] = o.shared_pages
     z = [[jaccard[a, b] for b in names] for a in names]
-    text = [[f"{jaccard[a, b]:.2f}<br>{shared[a, b]} pages" for b in names] for a in names]
+    text = [[f"{jaccard[a, b]:.2f}<br>{counted(shared[a, b], 'page')}" for b in names] for a in names]
     figure = go.Figure(
         go.Heatmap(
             z=z,
@@ -210,6 +210,12 @@ CARD_CSS = """<style>
 </style>"""
 
 
+def _bold_count(n: int, noun: str) -> str:
+    """``<b>1</b> page``, ``<b>3</b> pages``: a card's count in bold, its noun in the right number."""
+    number, words = counted(n, noun).split(" ", 1)
+    return f"<b>{number}</b> {words}"
+
+
 def _result_item(rank: int, node: Node, score: float, summary_chars: int) -> str:
     where = f"{page_span(node.page_start, node.page_end)} · L{node.level}"
     return (
@@ -230,7 +236,7 @@ def cards_html(comparison: Comparison, per_row: int, results_px: int, summary_ch
         ]
         cards.append(
             f'<div class="drag-card" data-strategy="{html.escape(name)}"><h3>{html.escape(name)}</h3>'
-            f'<div class="stats"><b>{len(result.nodes)}</b> nodes · <b>{run.pages}</b> pages<br>'
+            f'<div class="stats">{_bold_count(len(result.nodes), "node")} · {_bold_count(run.pages, "page")}<br>'
             f"<b>≈ {run.tokens:,}</b> tokens · <b>{result.latency_ms:.0f}</b> ms</div>"
             f'<ol style="max-height:{results_px}px">{"".join(items) or "<li><i>nothing returned</i></li>"}</ol>'
             "</div>"

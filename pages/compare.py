@@ -16,6 +16,7 @@ from drag_core.app_state import SAMPLE_PDF, SAMPLE_QUERY, answer, citations, esc
 from drag_core.compare import Comparison, export_tables, index_key, to_csv, to_json
 from drag_core.knee import KNEE_METHODS
 from drag_core.search import DEFAULT_STRATEGIES, SCORE_SOURCES, STRATEGIES, SearchParams
+from drag_core.text import counted
 
 SOURCE_NAMES = {"rrf": "RRF (fused)", "dense": "dense cosine"}
 CARDS_PER_ROW = 5
@@ -147,7 +148,7 @@ def answer_panel(query: str, comparison: Comparison) -> None:
         return
     source = st.selectbox("Context from", list(comparison.runs), key="answer_strategy")
     run = comparison.runs[source]
-    st.caption(f"{run.pages} pages, ≈ {run.tokens:,} tokens, sent to {llm.model} at {llm.host}.")
+    st.caption(f"{counted(run.pages, 'page')}, ≈ {run.tokens:,} tokens, sent to {llm.model} at {llm.host}.")
     answers = st.session_state.setdefault("answers", {})
     key = (query, tuple(page.id for page in run.context), llm.model, llm.base_url)
     if key not in answers:

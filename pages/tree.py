@@ -6,6 +6,7 @@ import streamlit as st
 
 from drag_core import ui, views
 from drag_core.app_state import escape_markdown
+from drag_core.text import counted
 from drag_core.types import Node
 
 PAGE_TEXTS_SHOWN = 25
@@ -73,7 +74,7 @@ st.plotly_chart(
 )
 
 node = by_id[selected]
-st.subheader(f"{views.node_label(node)} — {len(node.pages)} page{'s' if len(node.pages) != 1 else ''}")
+st.subheader(f"{views.node_label(node)} — {counted(len(node.pages), 'page')}")
 a, b, c, d = st.columns(4)
 a.metric("Level", node.level)
 b.metric("Pages", views.page_span(node.page_start, node.page_end))
@@ -97,4 +98,4 @@ else:
         with st.expander(f"Page {page.page_start}"):
             ui.show_text(page.text, empty="(no extractable text on this page)")
     if len(pages) > PAGE_TEXTS_SHOWN:
-        st.caption(f"{len(pages) - PAGE_TEXTS_SHOWN} more pages: pick a lower node to read them.")
+        st.caption(f"{counted(len(pages) - PAGE_TEXTS_SHOWN, 'more page')}: pick a lower node to read them.")

@@ -7,6 +7,7 @@ import streamlit as st
 
 from drag_core import ui
 from drag_core.app_state import SAMPLE_PDF, SAMPLE_TITLE, UPLOAD_TYPES, clock, escape_markdown, stale_warning
+from drag_core.text import counted
 from drag_core.upload_job import UploadJob
 
 JOB, OUTCOMES = "upload_job", "upload_outcomes"
@@ -39,7 +40,9 @@ uploads = st.file_uploader(
 seen: set[str] = st.session_state.setdefault("ingested_uploads", set())
 new = [u for u in uploads or [] if u.file_id not in seen]
 if new and busy:
-    st.info(f"{len(new)} more file(s) wait for the upload below to finish.")
+    st.info(
+        f"{counted(len(new), 'more file')} {'waits' if len(new) == 1 else 'wait'} for the upload below to finish."
+    )
 elif new:
     start([(u.name, u.getvalue()) for u in new])
     seen.update(u.file_id for u in new)
@@ -76,7 +79,7 @@ def progress_panel() -> None:
             estimate = "cancelling: the current step finishes, then nothing of the file is written…"
         done = len(running.reports())
         st.caption(
-            f"{done} of {len(running.files)} files done · {clock(running.elapsed())} elapsed · {estimate}"
+            f"{done} of {counted(len(running.files), 'file')} done · {clock(running.elapsed())} elapsed · {estimate}"
         )
         st.button("Cancel indexing", key="cancel_upload", on_click=running.cancel, icon=":material/cancel:")
 
@@ -121,7 +124,7 @@ if documents:
     def remove(file_name: str) -> None:
         nodes = engine.remove(file_name)
         ui.index_changed(engine)
-        st.session_state["removed"] = f"Removed {file_name} ({nodes} nodes)."
+        st.session_state["removed"] = f"Removed {file_name} ({counted(nodes, 'node')})."
 
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     doomed = left.selectbox("Remove a document", [d.file_name for d in documents], key="remove_choice")

@@ -83,7 +83,8 @@ def test_strategies_side_by_side_with_files_curves_overlap_and_exports(compared)
     block = _card_block(at)
     for name, run in comparison.runs.items():
         card = block.split(f'data-strategy="{name}"', 1)[1].split('class="drag-card"', 1)[0]
-        assert f"<b>{len(run.result.nodes)}</b> nodes · <b>{run.pages}</b> pages" in card
+        nodes, pages = len(run.result.nodes), run.pages
+        assert f"<b>{nodes}</b> node{'s' * (nodes != 1)} · <b>{pages}</b> page{'s' * (pages != 1)}" in card
         for node in run.result.nodes:
             assert html.escape(node.file_name) in card
     figures = _figures(at)

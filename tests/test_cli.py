@@ -99,7 +99,10 @@ def test_search_table_has_a_header_cosines_and_summaries_cut_at_a_word(store: Pa
     done = drag("search", "Amcor guarantee of the notes", store=store)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith(f"adaptive: {len(data['nodes'])} nodes, {data['pages']} pages")
+    nodes, pages = len(data["nodes"]), data["pages"]
+    assert lines[0].startswith(
+        f"adaptive: {nodes} node{'s' * (nodes != 1)}, {pages} page{'s' * (pages != 1)}"
+    )
     header = next(line for line in lines if "cosine" in line)
     assert re.findall(r"\w+", header) == ["file", "pages", "level", "cosine", "fused", "summary"]
     first = data["nodes"][0]

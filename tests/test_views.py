@@ -10,6 +10,7 @@ from drag_core.engine import Engine
 from drag_core.search import SearchParams
 from drag_core.search.base import Step, StepKind
 from drag_core.store import Candidate
+from drag_core.text import counted
 from drag_core.types import Node
 
 QUERY = "What was net sales growth in the fourth quarter?"
@@ -96,6 +97,19 @@ def test_overlap_figure_is_symmetric_with_a_unit_diagonal(comparison: Comparison
     n = len(comparison.runs)
     assert len(z) == n and all(z[i][i] == 1.0 for i in range(n))
     assert all(z[i][j] == z[j][i] for i in range(n) for j in range(n))
+
+
+def test_one_page_is_one_page_in_the_overlap_and_the_cards(small_engine: Engine) -> None:
+    one = Comparer().compare(small_engine, QUERY, ["flat", "flat-dense"], SearchParams(top_k=1))
+    diagonal = views.overlap_figure(one).data[0].text
+    assert [diagonal[i][i] for i in range(2)] == ["1.00<br>1 page"] * 2
+    card = views.cards_html(one, 2, 100, 50)
+    assert card.count("<b>1</b> node · <b>1</b> page<br>") == 2 and "pages<br>" not in card
+
+
+def test_counts_read_in_the_right_number() -> None:
+    assert [counted(n, "page") for n in (0, 1, 2, 1200)] == ["0 pages", "1 page", "2 pages", "1,200 pages"]
+    assert counted(1, "leaf", "leaves") == "1 leaf" and counted(3, "leaf", "leaves") == "3 leaves"
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 from drag_core.cli.output import console, docs_table, search_table, tree_lines
 from drag_core.cli.parser import search_params
 from drag_core.cli.progress import IngestProgress
+from drag_core.text import counted
 
 if TYPE_CHECKING:
     from drag_core.engine import Engine
@@ -117,7 +118,7 @@ def docs(args: argparse.Namespace) -> int:
 @command("tree")
 def tree(args: argparse.Namespace) -> int:
     def show(nodes: list[Node]) -> None:
-        print(f"{args.file}: {len(nodes)} nodes (pages, level, id, keywords)")
+        print(f"{args.file}: {counted(len(nodes), 'node')} (pages, level, id, keywords)")
         print("\n".join(tree_lines(nodes)))
 
     return _read(
@@ -131,7 +132,7 @@ def remove(args: argparse.Namespace) -> int:
         args,
         lambda engine: engine.remove(args.file),
         lambda removed: {"file_name": args.file, "removed_nodes": removed},
-        lambda removed: print(f"removed {args.file} ({removed} nodes)"),
+        lambda removed: print(f"removed {args.file} ({counted(removed, 'node')})"),
     )
 
 

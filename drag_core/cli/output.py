@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
-from drag_core.text import page_span
+from drag_core.text import counted, page_span
 
 if TYPE_CHECKING:
     from drag_core.engine import DocumentInfo
@@ -62,7 +62,8 @@ def cosines(result: SearchResult) -> dict[int, float]:
 def search_table(result: SearchResult) -> Table:
     pages = len(result.pages)
     table = Table(
-        title=f"{result.strategy}: {len(result.nodes)} nodes, {pages} pages, {result.latency_ms:.0f} ms",
+        title=f"{result.strategy}: {counted(len(result.nodes), 'node')}, {counted(pages, 'page')}, "
+        f"{result.latency_ms:.0f} ms",
         title_justify="left",
     )
     for name, justify in (("#", "right"), ("file", "left"), ("pages", "left"), ("level", "right")):
@@ -91,7 +92,7 @@ def docs_table(docs: Sequence[DocumentInfo]) -> Table:
     def total(attr: str) -> str:
         return str(sum(getattr(d, attr) for d in docs))
 
-    table.add_column("file", footer=f"{len(docs)} document{'' if len(docs) == 1 else 's'}")
+    table.add_column("file", footer=counted(len(docs), "document"))
     for name, attr in (("pages", "pages"), ("empty", "empty_pages"), ("nodes", "nodes")):
         table.add_column(name, footer=total(attr), justify="right")
     table.add_column("levels", justify="right")

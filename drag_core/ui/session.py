@@ -32,6 +32,7 @@ from drag_core.embeddings import Embedder
 from drag_core.engine import DocumentInfo, Engine, default_summarizer
 from drag_core.errors import DragError
 from drag_core.ingest import IngestReport, ProgressEvent
+from drag_core.text import counted
 
 KEPT = "kept_values"
 COMPARISON = "comparison"
@@ -109,7 +110,7 @@ def engine() -> Engine:
 def ingest_files(engine: Engine, files: list[tuple[str, bytes]], label: str) -> list[IngestReport]:
     """Ingest files under an ``st.status`` with a progress bar per file and one result line each."""
     reports = []
-    with st.status(f"{label} ({len(files)} file{'s' if len(files) != 1 else ''})…", expanded=True) as status:
+    with st.status(f"{label} ({counted(len(files), 'file')})…", expanded=True) as status:
         for name, data in files:
             bar = st.progress(0.0, text=escape_markdown(f"{name} — waiting"))
 
