@@ -19,7 +19,7 @@ from itertools import combinations
 from typing import Any
 
 from drag_core.engine import DocumentInfo, Engine
-from drag_core.search import SearchParams, SearchResult
+from drag_core.search import STRATEGIES, SearchParams, SearchResult, readers
 from drag_core.search import strategy as strategy_named
 from drag_core.store import QueryVectors
 from drag_core.text import approx_tokens
@@ -37,6 +37,15 @@ def index_key(documents: Iterable[DocumentInfo]) -> tuple[str, ...]:
 def params_key(strategy: str, params: SearchParams) -> tuple[tuple[str, Any], ...]:
     """The parameters ``strategy`` reads, as a hashable key. ``ValueError`` for an unknown strategy."""
     return tuple((name, getattr(params, name)) for name in strategy_named(strategy).params)
+
+
+def knob_label(title: str, param: str) -> str:
+    """A knob's label naming the strategies that read it: ``Beam width (beam)``, ``RRF k (every strategy)``,
+    from the strategies' declared ``params`` so it never goes stale."""
+    used_by = readers(param)
+    if not used_by:
+        raise ValueError(f"no strategy reads {param!r}")
+    return f"{title} ({'every strategy' if len(used_by) == len(STRATEGIES) else ', '.join(used_by)})"
 
 
 @dataclass(frozen=True)

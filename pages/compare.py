@@ -13,7 +13,7 @@ import streamlit as st
 
 from drag_core import DragError, knee_view, sensitivity_view, ui, views
 from drag_core.app_state import SAMPLE_PDF, SAMPLE_QUERY, answer, citations, escape_markdown
-from drag_core.compare import Comparison, export_tables, index_key, to_csv, to_json
+from drag_core.compare import Comparison, export_tables, index_key, knob_label, to_csv, to_json
 from drag_core.knee import KNEE_METHODS
 from drag_core.search import DEFAULT_STRATEGIES, SCORE_SOURCES, STRATEGIES, SearchParams
 from drag_core.text import counted
@@ -22,6 +22,18 @@ SOURCE_NAMES = {"rrf": "RRF (fused)", "dense": "dense cosine"}
 CARDS_PER_ROW = 5
 RESULTS_PX = 420
 SUMMARY_CHARS = 110
+#: The walks' knobs: ``SearchParams`` field → (title, least, most).
+WALK_KNOBS = {
+    "top_k": ("Top k", 1, 50),
+    "roots": ("Roots", 1, 20),
+    "beam_width": ("Beam width", 1, 20),
+    "rrf_k": ("RRF k", 1, 200),
+    "doc_breadth": ("Document breadth", 0, 20),
+}
+WALK_HELP = {
+    "doc_breadth": "adaptive adds the best page of every document among the first N pages of the flat ranking "
+    "that its knee-cut answer lacks, so it never shows fewer documents than flat top-N (0: off).",
+}
 
 st.title("Compare strategies")
 engine = ui.engine()
@@ -33,25 +45,20 @@ first_query = st.query_params.get("q", SAMPLE_QUERY if has_sample else "")
 
 
 def walk_knobs() -> dict[str, int]:
-    """The knobs of the walks (a change reruns the page); defaults from ``SearchParams``."""
-    a, b, c, d, e = st.columns(5)
+    """The knobs of the walks (a change reruns the page), each labelled with the strategies that read it;
+    defaults from ``SearchParams``."""
+    columns = st.columns(len(WALK_KNOBS))
     return {
-        "top_k": ui.kept(a.slider, "Top k (flat)", "top_k", defaults.top_k, min_value=1, max_value=50),
-        "roots": ui.kept(b.slider, "Roots", "roots", defaults.roots, min_value=1, max_value=20),
-        "beam_width": ui.kept(
-            c.slider, "Beam width (beam)", "beam_width", defaults.beam_width, min_value=1, max_value=20
-        ),
-        "rrf_k": ui.kept(d.slider, "RRF k", "rrf_k", defaults.rrf_k, min_value=1, max_value=200),
-        "doc_breadth": ui.kept(
-            e.slider,
-            "Document breadth (adaptive)",
-            "doc_breadth",
-            defaults.doc_breadth,
-            min_value=0,
-            max_value=20,
-            help="adaptive adds the best page of every document among the first N pages of the flat ranking "
-            "that its knee-cut answer lacks, so it never shows fewer documents than flat top-N (0: off).",
-        ),
+        key: ui.kept(
+            column.slider,
+            knob_label(title, key),
+            key,
+            getattr(defaults, key),
+            min_value=low,
+            max_value=high,
+            help=WALK_HELP.get(key),
+        )
+        for column, (key, (title, low, high)) in zip(columns, WALK_KNOBS.items())
     }
 
 

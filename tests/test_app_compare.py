@@ -13,7 +13,7 @@ from conftest import no_exceptions
 from llm_server import local_llm  # noqa: F401 - session fixture of the real-LLM test
 
 from drag_core.knee_view import SENSITIVITIES
-from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams
+from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams, readers
 
 COMPARE = "pages/compare.py"
 QUERY = "What was net sales growth in the fourth quarter?"
@@ -60,6 +60,8 @@ def test_the_first_screen_takes_its_defaults_from_the_library(open_app, small_in
     assert at.radio(key="score_source").value == defaults.score_source
     for knob in ("top_k", "roots", "beam_width", "rrf_k", "doc_breadth"):
         assert at.slider(key=knob).value == getattr(defaults, knob)
+    for knob in ("top_k", "roots", "beam_width", "doc_breadth"):
+        assert at.slider(key=knob).label.endswith(f"({', '.join(readers(knob))})")
     assert at.multiselect(key="strategies").value == DEFAULT
     assert {"flat", "flat-knee", "branch", "beam", "adaptive"} <= set(DEFAULT)
     assert at.text_input(key="query").value == ""

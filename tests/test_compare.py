@@ -14,12 +14,15 @@ from drag_core.compare import (
     Comparer,
     Comparison,
     export_tables,
+    knob_label,
     to_csv,
     to_json,
 )
 from drag_core.config import Settings
 from drag_core.engine import Engine
 from drag_core.search import STRATEGIES, SearchParams
+from drag_core.search.flat import Flat
+from drag_core.store import DENSE
 from drag_core.text import approx_tokens
 
 QUERY = "What was net sales growth in the fourth quarter?"
@@ -83,6 +86,21 @@ def test_params_used_lists_every_parameter_a_strategy_reads(small_engine: Engine
         assert read, strategy
         declared = set(STRATEGIES[strategy].params)
         assert read <= declared, f"{strategy} reads {read - declared}"
+
+
+@pytest.mark.parametrize("param", PARAM_NAMES)
+def test_a_knob_label_names_exactly_the_strategies_that_read_it(param: str) -> None:
+    used_by = {name for name, s in STRATEGIES.items() if param in s.params}
+    named = knob_label("Knob", param).removeprefix("Knob (").removesuffix(")")
+    assert (set(STRATEGIES) if named == "every strategy" else set(named.split(", "))) == used_by
+    assert (named == "every strategy") == (used_by == set(STRATEGIES))
+
+
+def test_a_knob_label_follows_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(STRATEGIES, "flat-wide", Flat("flat-wide", (DENSE,)))
+    assert knob_label("Top k", "top_k") == "Top k (flat, flat-dense, flat-sparse, flat-wide)"
+    with pytest.raises(ValueError, match="no strategy reads 'nothing'"):
+        knob_label("Nothing", "nothing")
 
 
 def test_overlap_is_the_jaccard_of_returned_pages(small_engine: Engine) -> None:

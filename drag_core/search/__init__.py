@@ -37,6 +37,11 @@ STRATEGIES: dict[str, Strategy] = {
 DEFAULT_STRATEGIES: tuple[str, ...] = ("flat", "flat-knee", "branch", "beam", "knee-beam", "adaptive")
 
 
+def readers(param: str) -> list[str]:
+    """The registered strategies whose ``params`` hold ``param`` (the ones a change of it reruns), in order."""
+    return [name for name, s in STRATEGIES.items() if param in s.params]
+
+
 def strategy(name: str) -> Strategy:
     """The registered strategy called ``name``; ``ValueError`` naming the choices for an unknown one."""
     if name not in STRATEGIES:
@@ -55,5 +60,6 @@ __all__ = [
     "Step",
     "StepKind",
     "Strategy",
+    "readers",
     "strategy",
 ]
