@@ -243,6 +243,11 @@ with left:
     )
 with right:
     chosen = ui.kept(
-        st.multiselect, "Strategies", "strategies", list(DEFAULT_STRATEGIES), options=list(STRATEGIES)
+        st.multiselect,
+        "Strategies",
+        "strategies",
+        list(DEFAULT_STRATEGIES),
+        options=list(STRATEGIES),
+        wrap=True,  # in a column the chips would scroll sideways in one row, the last ones cut off
     )
 instrument(asked, chosen, walk_knobs())

@@ -23,6 +23,8 @@ import pytest
 from conftest import FINANCE, REPO, child_env
 from test_evaluation import write_page_dataset
 
+from drag_core.search import DEFAULT_STRATEGIES
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -39,6 +41,16 @@ PDF = FINANCE / "ULTABEAUTY_2023Q4_EARNINGS.pdf"
 BIG_PDF = FINANCE / "PEPSICO_2022_10K.pdf"
 SHOTS = Path(os.environ.get("DRAG_SHOTS", "/tmp"))
 QUERY = "What was net sales growth in the fourth quarter?"
+#: The strategy picker's chips that lie wholly inside it (a chip scrolled out of a one-row picker does not).
+CHIPS_SHOWN = """() => {
+  const picker = document.querySelector('[data-testid="stMultiSelectTagsContainer"]').getBoundingClientRect();
+  return [...document.querySelectorAll('[data-testid="stMultiSelect"] [data-tag]')]
+    .filter(chip => {
+      const r = chip.getBoundingClientRect();
+      return r.left >= picker.left && r.right <= picker.right && r.top >= picker.top && r.bottom <= picker.bottom;
+    })
+    .map(chip => chip.getAttribute("aria-label"));
+}"""
 STARTUP_S = 240  # the first script run loads the embedding models
 STEP_MS = 180_000
 
@@ -194,6 +206,9 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
         assert all(i.evaluate("img => img.complete && img.naturalWidth > 0") for i in images.all())
         page.wait_for_selector(IDLE)
         page.screenshot(path=str(SHOTS / "compare-1400.png"), full_page=True)
+        for width in (1000, 1400):  # every chosen strategy's chip whole in the picker
+            page.set_viewport_size({"width": width, "height": 2600})
+            assert page.evaluate(CHIPS_SHOWN) == list(DEFAULT_STRATEGIES), width
 
         sensitivity = page.get_by_test_id("stSlider").filter(has_text="Sensitivity")
         value = sensitivity.get_by_test_id("stSliderThumbValue")
