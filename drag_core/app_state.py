@@ -56,10 +56,12 @@ def stale_warning(documents: Sequence[DocumentInfo]) -> str | None:
     stale = [d.file_name for d in documents if not d.current]
     if not stale:
         return None
+    one = len(stale) == 1
+    it = "it" if one else "them"
     return (
-        f"{len(stale)} of {counted(len(documents), 'document')} {'was' if len(stale) == 1 else 'were'} indexed with other vector settings (vector policy or "
-        f"BM25 constants) than the current ones, so their scores do not compare fairly with the others'. "
-        f"Upload them again to rebuild them: {', '.join(stale)}"
+        f"{len(stale)} of {counted(len(documents), 'document')} {'was' if one else 'were'} indexed with other "
+        f"vector settings (vector policy or BM25 constants) than the current ones, so {'its' if one else 'their'} "
+        f"scores do not compare fairly with the others'. Upload {it} again to rebuild {it}: {', '.join(stale)}"
     )
 
 

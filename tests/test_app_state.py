@@ -52,10 +52,15 @@ def test_an_unchanged_upload_is_recognised_without_parsing(small_engine: Engine)
     stale = [replace(d, current=False) if d is info else d for d in documents]
     assert unchanged_report(stale, info.file_name, data) is None, "a stale version is rebuilt, not skipped"
     assert stale_warning(documents) is None
+    every = stale_warning([replace(d, current=False) for d in documents])
+    assert every is not None and every.startswith(
+        f"{len(documents)} of {len(documents)} documents were indexed"
+    )
+    assert "so their scores" in every and "Upload them again to rebuild them: " in every
     assert stale_warning(stale) == (
-        f"1 of {len(documents)} documents were indexed with other vector settings (vector policy or BM25 "
-        "constants) than the current ones, so their scores do not compare fairly with the others'. Upload them "
-        f"again to rebuild them: {info.file_name}"
+        f"1 of {len(documents)} documents was indexed with other vector settings (vector policy or BM25 "
+        "constants) than the current ones, so its scores do not compare fairly with the others'. Upload it "
+        f"again to rebuild it: {info.file_name}"
     )
 
 
