@@ -55,6 +55,13 @@ class Bm25Params:
 
 DEFAULT_BM25 = Bm25Params()
 
+
+def sparse_identity(sparse_model: str, bm25: Bm25Params) -> str:
+    """What builds the sparse vectors: the model, with its BM25 constants when they are not the defaults (an
+    index records it on every root, so a document built otherwise is known without loading a model)."""
+    return sparse_model if bm25 == DEFAULT_BM25 else f"{sparse_model}({bm25.identity})"
+
+
 ENV_VARS: dict[str, str] = {
     "DRAG_STORE": f"embedded Qdrant folder (default `{DEFAULT_STORE}`; `:memory:` for a throw-away index)",
     "DRAG_ENGINE": "embedded engine: `edge` (Qdrant Edge, the default) or `local` (qdrant-client local mode)",

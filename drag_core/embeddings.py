@@ -18,7 +18,13 @@ from typing import Any
 import numpy as np
 
 from drag_core.bm25_terms import TOKEN_MAX_LENGTH, bm25_terms
-from drag_core.config import DEFAULT_BM25, DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_MODEL, Bm25Params
+from drag_core.config import (
+    DEFAULT_BM25,
+    DEFAULT_DENSE_MODEL,
+    DEFAULT_SPARSE_MODEL,
+    Bm25Params,
+    sparse_identity,
+)
 from drag_core.text import ENGLISH_STOPWORDS
 
 #: Texts per model call: the embedder's lock is held and progress reported once per batch.
@@ -96,10 +102,8 @@ class Embedder:
 
     @property
     def sparse_identity(self) -> str:
-        """What builds the sparse vectors: the model, with its BM25 constants when they are not the defaults."""
-        if self.bm25 == DEFAULT_BM25:
-            return self.sparse_model
-        return f"{self.sparse_model}({self.bm25.identity})"
+        """What builds the sparse vectors (``config.sparse_identity``)."""
+        return sparse_identity(self.sparse_model, self.bm25)
 
     def bm25_tokens(self, texts: Sequence[str]) -> list[list[str]]:
         """Each text as the BM25 model sees it (stemmed terms, stop words dropped): the terms weighted, and the

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from drag_core.config import DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_MODEL, LLMConfig, Settings
+from drag_core.config import DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_MODEL, LLMConfig, Settings, sparse_identity
 from drag_core.describe.base import Summarizer
 from drag_core.describe.cache import DescriptionCache
 from drag_core.describe.describer import Describer
@@ -29,6 +29,7 @@ from drag_core.ingest import (
     IngestReport,
     ProgressCallback,
     ProgressEvent,
+    built_alike,
     failed,
     stop_if_asked,
 )
@@ -155,6 +156,12 @@ class Engine:
             return DENSE_DIM
         return self.embedder.dim
 
+    def _sparse_identity(self) -> str:
+        """What builds the sparse vectors: the loaded embedder's, else the settings' (no model loaded)."""
+        if self._embedder is not None:
+            return self._embedder.sparse_identity
+        return sparse_identity(self.settings.sparse_model, self.settings.bm25)
+
     def _light_query_embedder(self) -> QueryEmbedder | None:
         """The fastembed-free query embedder while the full one is not loaded (default models only)."""
         s = self.settings
@@ -256,7 +263,9 @@ class Engine:
 
     # -- documents -------------------------------------------------------------------------------------
     def documents(self) -> list[DocumentInfo]:
-        """Every complete document in the index, by file name."""
+        """Every complete document in the index, by file name (no model is loaded to tell whether each was
+        built with the current vector settings)."""
+        sparse = self._sparse_identity()
         infos = [
             DocumentInfo(
                 file_name=r.file_name,
@@ -267,7 +276,7 @@ class Engine:
                 levels=r.level + 1,
                 fallbacks=int(r.extra.get("fallbacks", 0)),
                 root_id=r.id,
-                current=self.ingestor.built_alike(r),
+                current=built_alike(r, self.policy, sparse),
             )
             for r in self._roots()
         ]

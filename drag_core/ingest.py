@@ -205,21 +205,12 @@ class Ingestor:
 
         return describe_level
 
-    def built_alike(self, root: Node) -> bool:
-        """Whether an indexed version's vectors were built the way this ingestor builds them (roots written
-        before the sparse identity was recorded used the default sparse model)."""
-        sparse = root.extra.get("sparse_model", DEFAULT_SPARSE_MODEL)
-        return (
-            root.extra.get("vector_policy") == self.policy.identity
-            and sparse == self.embedder.sparse_identity
-        )
-
     def unchanged(self, file_name: str, doc_id: str) -> IngestReport | None:
         """The report of a file whose content (``doc_id``) is indexed already, built as this ingestor builds
         it; None when it must be ingested. Costs one store call: no parse, description or embedding."""
         with self.lock:
             _, same = self._versions(file_name, doc_id)
-        if same is None or not self.built_alike(same):
+        if same is None or not built_alike(same, self.policy, self.embedder.sparse_identity):
             return None
         return IngestReport(
             file_name,
@@ -234,6 +225,13 @@ class Ingestor:
         """Roots of the indexed versions of a file, and the one with this content (if any)."""
         previous = self.store.roots(file_name)
         return previous, next((root for root in previous if root.doc_id == doc_id), None)
+
+
+def built_alike(root: Node, policy: VectorPolicy, sparse_identity: str) -> bool:
+    """Whether an indexed version's vectors were built with this vector policy and sparse identity (roots
+    written before the sparse identity was recorded used the default sparse model)."""
+    sparse = root.extra.get("sparse_model", DEFAULT_SPARSE_MODEL)
+    return root.extra.get("vector_policy") == policy.identity and sparse == sparse_identity
 
 
 def _describe_root(root: Node, report: IngestReport, policy: VectorPolicy, sparse_identity: str) -> None:

@@ -76,6 +76,34 @@ def test_docs_lists_the_three_good_files(store: Path) -> None:
     assert str(sum(d["pages"] for d in docs.values())) in totals.split()
 
 
+def _read_without_models(store: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """A read command in a fresh process that says on its last stderr line whether it imported fastembed."""
+    code = (
+        "import sys\nfrom drag_core.cli import main\nexit_code = main(sys.argv[1:])\n"
+        "print('fastembed' in sys.modules, file=sys.stderr)\nsys.exit(exit_code)"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=child_env({"DRAG_STORE": str(store), **env}),
+        cwd=REPO,
+        timeout=600,
+    )
+
+
+def test_docs_tree_and_remove_tell_stale_documents_without_loading_a_model(store: Path) -> None:
+    for env, current in (({}, True), ({"DRAG_BM25_K1": "0.9"}, False)):
+        done = _read_without_models(store, "docs", "--json", **env)
+        assert done.stderr.splitlines()[-1] == "False", done.stderr
+        assert [d["current"] for d in json.loads(done.stdout)] == [current] * 3
+    tree = _read_without_models(store, "tree", THREE_PDFS[0].name, "--json")
+    assert tree.stderr.splitlines()[-1] == "False" and json.loads(tree.stdout)
+    missing = _read_without_models(store, "remove", "not-indexed.pdf")
+    assert missing.returncode != 0 and "no document named 'not-indexed.pdf'" in missing.stderr
+    assert missing.stderr.splitlines()[-1] == "False"
+
+
 @pytest.mark.parametrize("strategy", list(STRATEGIES))
 def test_search_json_for_each_strategy(store: Path, strategy: str) -> None:
     done = drag("search", "Amcor guarantee of the notes", "--strategy", strategy, "--json", store=store)

@@ -36,8 +36,9 @@ def command(name: str) -> Callable[[Command], Command]:
     return register
 
 
-def open_engine(args: argparse.Namespace, read: bool = True) -> Engine:
-    """The engine of ``--store``; a read command refuses a folder with no index (and creates nothing)."""
+def open_engine(args: argparse.Namespace, read: bool = True, models: bool = True) -> Engine:
+    """The engine of ``--store``; a read command refuses a folder with no index (and creates nothing).
+    ``models``: whether the command will load embedding models (only said on a terminal)."""
     from drag_core.config import Settings
     from drag_core.store import index_exists
 
@@ -46,7 +47,8 @@ def open_engine(args: argparse.Namespace, read: bool = True) -> Engine:
         raise UsageError(f"no index at {Path(settings.store).resolve()}: ingest first or pass --store")
     if not args.quiet and not args.json and sys.stderr.isatty():
         # Only on a terminal, where a person waits for the first output; scripts read one error line.
-        print("loading the index and the embedding models …", file=sys.stderr, flush=True)
+        what = "the index and the embedding models" if models else "the index"
+        print(f"loading {what} …", file=sys.stderr, flush=True)
     from drag_core.engine import Engine
 
     return Engine(settings)
@@ -93,7 +95,7 @@ def _read(
     show: Callable[[T], None],
 ) -> int:
     """Open the index, ask it one thing, close it, print the answer as JSON or for people."""
-    engine = open_engine(args)
+    engine = open_engine(args, models=False)
     try:
         answer = ask(engine)
     finally:
