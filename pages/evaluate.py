@@ -18,6 +18,7 @@ from drag_core.evaluation.plots import per_query_figure, recall_vs_pages, sweep_
 from drag_core.evaluation.report import headline, query_rows, summary_rows
 from drag_core.evaluation.runner import parse_spec
 from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams
+from drag_core.text import counted
 from drag_core.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
 
 SWEEPABLE = (
@@ -93,10 +94,10 @@ cost = estimate(
 if cost.ready:
     st.caption("The index of this data set is built for these settings: the run only asks the queries.")
 else:
-    unit = "passages" if dataset.kind == "passages" else "pages"
+    unit, holder = ("passage", "passage") if dataset.kind == "passages" else ("page", "document")
     st.warning(
-        f"The first run indexes the whole data set — {cost.pages:,} {unit} in {cost.files:,} "
-        f"{'documents' if dataset.kind != 'passages' else 'passages'}, about {clock(cost.seconds)} — whatever "
+        f"The first run indexes the whole data set — {counted(cost.pages, unit)} in {counted(cost.files, holder)}, "
+        f"about {clock(cost.seconds)} — whatever "
         "the number of queries (finding the right document is part of the task). Later runs reuse the index. "
         "It runs in the background at a lower priority; you can cancel it.",
         icon=":material/schedule:",
