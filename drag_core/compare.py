@@ -39,13 +39,13 @@ def params_key(strategy: str, params: SearchParams) -> tuple[tuple[str, Any], ..
     return tuple((name, getattr(params, name)) for name in strategy_named(strategy).params)
 
 
-def knob_label(title: str, param: str) -> str:
-    """A knob's label naming the strategies that read it: ``Beam width (beam)``, ``RRF k (every strategy)``,
+def knob_readers(param: str) -> str:
+    """Which strategies read a knob, for its help text (``Read by beam.``, ``Read by every strategy.``),
     from the strategies' declared ``params`` so it never goes stale."""
     used_by = readers(param)
     if not used_by:
         raise ValueError(f"no strategy reads {param!r}")
-    return f"{title} ({'every strategy' if len(used_by) == len(STRATEGIES) else ', '.join(used_by)})"
+    return f"Read by {'every strategy' if len(used_by) == len(STRATEGIES) else ', '.join(used_by)}."
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,12 @@ import streamlit as st
 
 from drag_core import DragError, knee_view, sensitivity_view, ui, views
 from drag_core.app_state import SAMPLE_PDF, SAMPLE_QUERY, answer, citations, escape_markdown
-from drag_core.compare import Comparison, export_tables, index_key, knob_label, to_csv, to_json
+from drag_core.compare import Comparison, export_tables, index_key, knob_readers, to_csv, to_json
 from drag_core.knee import KNEE_METHODS
 from drag_core.search import DEFAULT_STRATEGIES, SCORE_SOURCES, STRATEGIES, SearchParams
 from drag_core.text import counted
+
+ui.through_app()
 
 SOURCE_NAMES = {"rrf": "RRF (fused)", "dense": "dense cosine"}
 CARDS_PER_ROW = 5
@@ -31,7 +33,7 @@ WALK_KNOBS = {
     "doc_breadth": ("Document breadth", 0, 20),
 }
 WALK_HELP = {
-    "doc_breadth": "adaptive adds the best page of every document among the first N pages of the flat ranking "
+    "doc_breadth": "Adaptive adds the best page of every document among the first N pages of the flat ranking "
     "that its knee-cut answer lacks, so it never shows fewer documents than flat top-N (0: off).",
 }
 
@@ -45,18 +47,18 @@ first_query = st.query_params.get("q", SAMPLE_QUERY if has_sample else "")
 
 
 def walk_knobs() -> dict[str, int]:
-    """The knobs of the walks (a change reruns the page), each labelled with the strategies that read it;
-    defaults from ``SearchParams``."""
+    """The knobs of the walks (a change reruns the page), each with the strategies that read it in its help
+    (one-line labels keep the sliders aligned); defaults from ``SearchParams``."""
     columns = st.columns(len(WALK_KNOBS))
     return {
         key: ui.kept(
             column.slider,
-            knob_label(title, key),
+            title,
             key,
             getattr(defaults, key),
             min_value=low,
             max_value=high,
-            help=WALK_HELP.get(key),
+            help=" ".join(filter(None, (WALK_HELP.get(key), knob_readers(key)))),
         )
         for column, (key, (title, low, high)) in zip(columns, WALK_KNOBS.items())
     }

@@ -21,6 +21,8 @@ from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams
 from drag_core.text import counted
 from drag_core.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
 
+ui.through_app()
+
 SWEEPABLE = (
     "sensitivity",
     "beam_width",

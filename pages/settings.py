@@ -7,6 +7,8 @@ from drag_core import ui
 from drag_core.app_state import describe_settings, escape_markdown
 from drag_core.config import ENV_VARS
 
+ui.through_app()
+
 st.title("Settings")
 engine = ui.engine()
 

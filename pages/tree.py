@@ -9,6 +9,8 @@ from drag_core.app_state import escape_markdown
 from drag_core.text import counted
 from drag_core.types import Node
 
+ui.through_app()
+
 PAGE_TEXTS_SHOWN = 25
 
 st.title("Tree")

@@ -10,6 +10,8 @@ from drag_core.app_state import SAMPLE_PDF, SAMPLE_TITLE, UPLOAD_TYPES, clock, e
 from drag_core.text import counted
 from drag_core.upload_job import UploadJob
 
+ui.through_app()
+
 JOB, OUTCOMES = "upload_job", "upload_outcomes"
 
 st.title("Documents")

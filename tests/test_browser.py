@@ -1,7 +1,8 @@
 """End to end in a real browser: ``streamlit run app.py`` on 127.0.0.1 with its own index, driven by
 Playwright through Debian's chromium. Upload a real PDF and a broken one (the failure stays
 until dismissed), ask on Compare, read why each ranking was cut, move the sensitivity slider and see the
-cuts change; click a node of the tree; cancel an upload and an evaluation. The app's log must hold no
+cuts change; click a node of the tree; open a deep link first and get the app's navigation; cancel an upload
+and an evaluation. The app's log must hold no
 traceback. Waits on the app's script state, never on sleeps.
 """
 
@@ -242,8 +243,13 @@ def test_cancel_an_upload_and_an_evaluation_in_a_browser(
     shutil.copy(BIG_PDF, data / "tiny-pages" / "docs")  # long enough to be cancelled while it indexes
     app_url = serve_app(DRAG_EVAL_DATA=str(data), DRAG_EVAL_DIR=str(tmp_path / "eval"))
     with browser_page(tmp_path) as page:
-        page.goto(app_url)
+        page.goto(f"{app_url}/compare")  # a deep link as the server's first session gets the app's pages
         page.wait_for_selector(IDLE, timeout=STARTUP_S * 1000)
+        titles = page.get_by_test_id("stSidebarNavLink").locator("p")
+        expect(titles).to_have_text(["Upload", "Tree", "Compare", "Evaluate", "Settings"])
+        expect(page.get_by_role("heading", name="Compare strategies")).to_be_visible()
+        titles.first.click()
+        page.wait_for_selector(IDLE)
         _upload(page, BIG_PDF)
         page.get_by_role("button", name="Cancel indexing").click()
         cancelled = page.get_by_test_id("stAlertContentWarning").filter(has_text=f"{BIG_PDF.name}: cancelled")

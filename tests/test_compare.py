@@ -14,7 +14,7 @@ from drag_core.compare import (
     Comparer,
     Comparison,
     export_tables,
-    knob_label,
+    knob_readers,
     to_csv,
     to_json,
 )
@@ -89,18 +89,18 @@ def test_params_used_lists_every_parameter_a_strategy_reads(small_engine: Engine
 
 
 @pytest.mark.parametrize("param", PARAM_NAMES)
-def test_a_knob_label_names_exactly_the_strategies_that_read_it(param: str) -> None:
+def test_a_knobs_help_names_exactly_the_strategies_that_read_it(param: str) -> None:
     used_by = {name for name, s in STRATEGIES.items() if param in s.params}
-    named = knob_label("Knob", param).removeprefix("Knob (").removesuffix(")")
+    named = knob_readers(param).removeprefix("Read by ").removesuffix(".")
     assert (set(STRATEGIES) if named == "every strategy" else set(named.split(", "))) == used_by
     assert (named == "every strategy") == (used_by == set(STRATEGIES))
 
 
-def test_a_knob_label_follows_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_knobs_help_follows_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(STRATEGIES, "flat-wide", Flat("flat-wide", (DENSE,)))
-    assert knob_label("Top k", "top_k") == "Top k (flat, flat-dense, flat-sparse, flat-wide)"
+    assert knob_readers("top_k") == "Read by flat, flat-dense, flat-sparse, flat-wide."
     with pytest.raises(ValueError, match="no strategy reads 'nothing'"):
-        knob_label("Nothing", "nothing")
+        knob_readers("nothing")
 
 
 def test_overlap_is_the_jaccard_of_returned_pages(small_engine: Engine) -> None:

@@ -2,6 +2,7 @@
 keep their values, document text drawn as text). The only part of ``drag_core`` that imports Streamlit;
 the pages use it as ``from drag_core import ui``."""
 
+from drag_core.ui.routing import through_app
 from drag_core.ui.session import (
     COMPARISON,
     cached_figure,
@@ -34,4 +35,5 @@ __all__ = [
     "llm_config",
     "settle_heap",
     "show_text",
+    "through_app",
 ]
