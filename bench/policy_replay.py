@@ -141,6 +141,22 @@ def neighbours(kept: list[Candidate], ranking: list[Candidate], depth: int) -> l
     return union(kept, [c for c in ranking[:depth] if (c.file_name, c.page_start) in near])
 
 
+def fill_holes(kept: list[Candidate], ranking: list[Candidate], widest: int = 1) -> list[Candidate]:
+    """``kept`` plus the pages of ``ranking`` that fill a hole of at most ``widest`` pages between two kept
+    pages of one file (a span read whole)."""
+    pages: dict[str, set[int]] = {}
+    for c in kept:
+        pages.setdefault(c.file_name, set()).update(range(c.page_start, c.page_end + 1))
+    holes = {
+        (name, page)
+        for name, found in pages.items()
+        for low, high in zip(sorted(found), sorted(found)[1:], strict=False)
+        if 1 < high - low <= widest + 1
+        for page in range(low + 1, high)
+    }
+    return union(kept, [c for c in ranking if c.level == 0 and (c.file_name, c.page_start) in holes])
+
+
 def tree_prior(q: Recorded, weight: float) -> list[Candidate]:
     """The final ranking re-ordered by its fused rank plus ``weight`` × its parent's RRF term, then the knee."""
 
@@ -176,6 +192,8 @@ POLICIES: dict[str, Callable[[Recorded], list[Candidate]]] = {
     "breadth 4": lambda q: breadth(answer(q), q.seeds, 4),
     "breadth 5 (the default)": lambda q: breadth(answer(q), q.seeds, 5),
     "breadth 5 + neighbours (first 5)": lambda q: breadth(neighbours(answer(q), q.pages, 5), q.seeds),
+    "breadth 5 + one-page holes filled": lambda q: breadth(fill_holes(answer(q), q.pages), q.seeds),
+    "breadth 5 + holes of ≤ 2 pages filled": lambda q: breadth(fill_holes(answer(q), q.pages, 2), q.seeds),
     "breadth 5, chord knee": lambda q: breadth(q.pages[: knee(q.pages, method="chord")], q.seeds),
     "breadth 5, kneedle S=2": lambda q: breadth(q.pages[: knee(q.pages, 2.0)], q.seeds),
     "breadth 5, max_keep 4": lambda q: breadth(q.pages[: knee(q.pages, most=4)], q.seeds),
