@@ -1,24 +1,12 @@
-"""DRAG with KNEE — the Streamlit explorer: ``streamlit run app.py``. This file only routes (and settles the
-heap after a page's first run: ``ui.settle_heap``); the pages are in ``pages/`` and everything they compute is
-in ``drag_core``."""
+"""DRAG with KNEE — the Streamlit explorer: ``streamlit run app.py``.
 
-from pathlib import Path
+This file only routes: the pages are Streamlit's ``pages/`` folder (so every page opens by its own address,
+e.g. ``/compare?q=…``), each draws the app's navigation (``drag_core.app.ui.page``), and ``/`` goes to the
+first of them. Everything the pages compute is in ``drag_core``.
+"""
 
 import streamlit as st
 
-from drag_core import ui
+from drag_core.app import ui
 
-st.set_page_config(page_title="DRAG with KNEE", page_icon=":material/account_tree:", layout="wide")
-
-pages = [
-    st.Page("pages/upload.py", title="Upload", icon=":material/upload_file:", default=True),
-    st.Page("pages/tree.py", title="Tree", icon=":material/account_tree:"),
-    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
-]
-if (Path(__file__).parent / "pages" / "evaluate.py").is_file():
-    pages.append(st.Page("pages/evaluate.py", title="Evaluate", icon=":material/fact_check:"))
-pages.append(st.Page("pages/settings.py", title="Settings", icon=":material/settings:"))
-
-page = st.navigation(pages)
-page.run()
-ui.settle_heap(page.url_path)
+st.switch_page(ui.PAGES[0][0])

@@ -5,7 +5,7 @@ Usage::
 
     .venv/bin/python bench/cli_startup.py [--runs 5] [--store DIR]
 
-The search and ``docs`` run on an index of the bundled sample (samples/R-data.pdf), built once in
+The search and ``docs`` run on an index of the bundled sample (drag_core/app/sample/R-data.pdf), built once in
 ``data/bench/cli-sample`` (or ``--store``). Each command runs ``--runs`` times in a fresh process; the median wall
 time is reported with its ratio to the bare interpreter, and the median CPU seconds (user + system, less sensitive
 to other processes on a shared machine). Target: ``--help``, a search and ``docs`` answer in at most 1 s (``docs``,
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SAMPLE = REPO / "samples" / "R-data.pdf"
+SAMPLE = REPO / "drag_core" / "app" / "sample" / "R-data.pdf"
 QUERY = "How do I read a CSV file?"
 TARGET_S = 1.0
 

@@ -24,16 +24,16 @@ from pathlib import Path
 
 import numpy as np
 
-from drag_core.describe.cache import DescriptionCache
-from drag_core.describe.describer import Describer
-from drag_core.describe.extractive import ExtractiveSummarizer
-from drag_core.embeddings import Embedder, SparseVector
-from drag_core.loading import LoadedDocument, document_id
+from drag_core.ingest.describe.cache import DescriptionCache
+from drag_core.ingest.describe.describer import Describer
+from drag_core.ingest.describe.extractive import ExtractiveSummarizer
+from drag_core.ingest.loading import LoadedDocument, document_id
+from drag_core.ingest.tree import build_tree
+from drag_core.ingest.vector_text import VectorPolicy, dense_vectors, sparse_texts
+from drag_core.models.embeddings import Embedder, SparseVector
 from drag_core.store import NodeStore
 from drag_core.text import sentences
-from drag_core.tree import build_tree
 from drag_core.types import Node, Page
-from drag_core.vector_text import VectorPolicy, dense_vectors, sparse_texts
 
 REPO = Path(__file__).resolve().parents[1]
 SCIFACT = REPO.parent / "shared" / "data" / "scifact"

@@ -18,10 +18,11 @@ from pathlib import Path
 
 from fastembed import TextEmbedding
 
-from drag_core.loading import load_path
-from drag_core.model_files import (
+from drag_core.config import Settings
+from drag_core.ingest.loading import load_path
+from drag_core.models.files import (
     DENSE_MODEL_NAME,
-    default_dense_model_dir,
+    DENSE_MODEL_SUBDIR,
     prepare_dense_model,
     register_dense_model,
 )
@@ -61,7 +62,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
     texts = pages(args.pages)
-    folder = prepare_dense_model(default_dense_model_dir())
+    folder = prepare_dense_model(Settings.from_env().model_dir / DENSE_MODEL_SUBDIR)
     register_dense_model()
     cores = os.cpu_count() or 1
     models = {

@@ -18,10 +18,11 @@ import numpy as np
 from fastembed import TextEmbedding
 from tokenizers import Tokenizer
 
-from drag_core.model_files import (
+from drag_core.config import Settings
+from drag_core.models.files import (
     DENSE_MODEL_NAME,
+    DENSE_MODEL_SUBDIR,
     ONNX_FILE,
-    default_dense_model_dir,
     int8_onnx_path,
     prepare_dense_model,
     register_dense_model,
@@ -72,7 +73,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default: ORT's)")
     args = parser.parse_args()
 
-    fp32 = prepare_dense_model(default_dense_model_dir())
+    fp32 = prepare_dense_model(Settings.from_env().model_dir / DENSE_MODEL_SUBDIR)
     register_dense_model()
     texts = make_texts(args.texts, args.words)
     tokenizer = Tokenizer.from_file(str(fp32 / "tokenizer.json"))

@@ -26,15 +26,15 @@ from collections import Counter
 from pathlib import Path
 
 from drag_core.config import Settings
-from drag_core.describe.extractive import ExtractiveSummarizer
-from drag_core.embeddings import Embedder
 from drag_core.engine import Engine
-from drag_core.ingest import STAGES
-from drag_core.loading import load_path
-from drag_core.parsing import PageCache, Parser
-from drag_core.pdf_text import DEFAULT_PDF_ENGINE, PDF_ENGINES
+from drag_core.ingest.describe.extractive import ExtractiveSummarizer
+from drag_core.ingest.loading import load_path
+from drag_core.ingest.parsing import PageCache, Parser
+from drag_core.ingest.pdf_text import DEFAULT_PDF_ENGINE, PDF_ENGINES
+from drag_core.ingest.pipeline import STAGES
+from drag_core.ingest.vector_text import sparse_texts, titled
+from drag_core.models.embeddings import Embedder
 from drag_core.types import Node
-from drag_core.vector_text import sparse_texts, titled
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub, ever (models load from local folders)
 REPO = Path(__file__).resolve().parents[1]

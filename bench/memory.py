@@ -26,7 +26,7 @@ from pathlib import Path
 from corpus import REPO, corpus, fill, queries
 
 from drag_core.config import Settings
-from drag_core.embeddings import Embedder
+from drag_core.models.embeddings import Embedder
 from drag_core.store import ENGINES, open_store
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub, ever (models load from local folders)
@@ -40,8 +40,8 @@ def peak_mb(who: int = resource.RUSAGE_SELF) -> float:
 
 def child(args: argparse.Namespace) -> None:
     """Runs in the child process: do one job, print its peak memory as JSON."""
-    from drag_core.describe.extractive import ExtractiveSummarizer
     from drag_core.engine import Engine
+    from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 
     settings = Settings.from_env(
         store=args.store, engine=args.engine, cache_path=None

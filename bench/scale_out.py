@@ -27,9 +27,9 @@ FINANCE = REPO.parent / "shared" / "data" / "financebench-dev" / "docs"
 def worker(store: str, threads: int, files: list[str]) -> None:
     """In a child process: ingest the files, print pages and seconds as JSON."""
     from drag_core.config import Settings
-    from drag_core.describe.extractive import ExtractiveSummarizer
-    from drag_core.embeddings import Embedder
     from drag_core.engine import Engine
+    from drag_core.ingest.describe.extractive import ExtractiveSummarizer
+    from drag_core.models.embeddings import Embedder
 
     settings = Settings(store=store, cache_path=None)
     embedder = Embedder(settings.model_dir, threads=threads)

@@ -20,9 +20,9 @@ from pathlib import Path
 from corpus import REPO, corpus, fill, queries
 
 from drag_core.config import Settings
-from drag_core.describe.extractive import ExtractiveSummarizer
-from drag_core.embeddings import Embedder
 from drag_core.engine import Engine
+from drag_core.ingest.describe.extractive import ExtractiveSummarizer
+from drag_core.models.embeddings import Embedder
 from drag_core.search import SearchParams
 from drag_core.store import ENGINES, open_store
 

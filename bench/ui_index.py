@@ -17,9 +17,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from corpus import REPO, build
 
 from drag_core.config import Settings
-from drag_core.embeddings import Embedder
+from drag_core.ingest.vector_text import VectorPolicy
+from drag_core.models.embeddings import Embedder
 from drag_core.store import open_store
-from drag_core.vector_text import VectorPolicy
 
 DEFAULT_FOLDER = REPO / "data" / "bench" / "ui-index"
 

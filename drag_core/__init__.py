@@ -13,29 +13,38 @@ if TYPE_CHECKING:
     from drag_core.config import Settings
     from drag_core.engine import DocumentInfo, Engine
     from drag_core.errors import DragError
-    from drag_core.ingest import IngestReport, ProgressEvent
-    from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams, SearchResult
+    from drag_core.ingest.pipeline import IngestReport, ProgressEvent
+    from drag_core.knee import KNEE_METHODS
+    from drag_core.params import SCORE_SOURCES, SearchParams
+    from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchResult
+    from drag_core.types import Node
 
 _HOMES = {
     "Settings": "drag_core.config",
     "DocumentInfo": "drag_core.engine",
     "Engine": "drag_core.engine",
     "DragError": "drag_core.errors",
-    "IngestReport": "drag_core.ingest",
-    "ProgressEvent": "drag_core.ingest",
+    "Node": "drag_core.types",
+    "IngestReport": "drag_core.ingest.pipeline",
+    "ProgressEvent": "drag_core.ingest.pipeline",
+    "KNEE_METHODS": "drag_core.knee",
+    "SCORE_SOURCES": "drag_core.params",
+    "SearchParams": "drag_core.params",
     "DEFAULT_STRATEGIES": "drag_core.search",
     "STRATEGIES": "drag_core.search",
-    "SearchParams": "drag_core.search",
     "SearchResult": "drag_core.search",
 }
 
 __all__ = [
     "DEFAULT_STRATEGIES",
+    "KNEE_METHODS",
+    "SCORE_SOURCES",
     "STRATEGIES",
     "DocumentInfo",
     "DragError",
     "Engine",
     "IngestReport",
+    "Node",
     "ProgressEvent",
     "SearchParams",
     "SearchResult",

@@ -13,19 +13,42 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 from drag_core.fusion import DEFAULT_RRF_K
-from drag_core.lease import DEFAULT_LEASE_SECONDS
-from drag_core.pdf_text import DEFAULT_PDF_ENGINE, check_engine
+from drag_core.ingest.lease import DEFAULT_LEASE_SECONDS
+from drag_core.ingest.pdf_text import DEFAULT_PDF_ENGINE, check_engine
+from drag_core.params import SearchParams
 
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "DEFAULT_BM25",
+    "DEFAULT_DENSE_MODEL",
+    "DEFAULT_EVAL_DATA",
+    "DEFAULT_EVAL_DIR",
+    "DEFAULT_MODEL",
+    "DEFAULT_MODEL_DIR",
+    "DEFAULT_SPARSE_MODEL",
+    "DEFAULT_STORE",
+    "ENV_VARS",
+    "IN_MEMORY",
+    "SEARCH_ENV",
+    "Bm25Params",
+    "LLMConfig",
+    "Settings",
+    "default_cache_path",
+    "sparse_identity",
+]
+
+#: The store of a throw-away index, kept in memory (``DRAG_STORE=:memory:``).
+IN_MEMORY = ":memory:"
 DEFAULT_STORE = "./data/qdrant"
 DEFAULT_DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
 DEFAULT_MODEL_DIR = Path("./models")
 DEFAULT_EVAL_DIR = Path("data/eval")
-DEFAULT_EVAL_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+#: Relative to the working folder (the repository's, for the app): the shared data sets beside it.
+DEFAULT_EVAL_DATA = Path("../shared/data")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
 
@@ -54,6 +77,8 @@ class Bm25Params:
 
 
 DEFAULT_BM25 = Bm25Params()
+#: The search parameters whose installation default an environment variable sets.
+SEARCH_ENV = {"rrf_k": "DRAG_RRF_K"}
 
 
 def sparse_identity(sparse_model: str, bm25: Bm25Params) -> str:
@@ -73,7 +98,7 @@ ENV_VARS: dict[str, str] = {
     "the server's, 1)",
     "DRAG_ON_DISK": "`1`: vectors and payload of a new collection on disk, not in RAM (server, cluster, local mode)",
     "DRAG_COLLECTION": "collection name (default `drag_nodes`)",
-    "DRAG_MODEL_DIR": "folder with the offline models (default `./models`, built by `python -m drag_core.setup_models`)",
+    "DRAG_MODEL_DIR": "folder with the offline models (default `./models`, built by `python -m drag_core.models.setup`)",
     "DRAG_DENSE_MODEL": f"dense fastembed model (default `{DEFAULT_DENSE_MODEL}`, loaded offline from DRAG_MODEL_DIR; "
     "any other fastembed name is downloaded the usual way)",
     "DRAG_SPARSE_MODEL": f"sparse fastembed model (default `{DEFAULT_SPARSE_MODEL}`, offline)",
@@ -98,126 +123,11 @@ ENV_VARS: dict[str, str] = {
     "DRAG_SAMPLE": "`auto` (default): when the app starts on an empty index it indexes the bundled sample "
     "document; `off`: start empty (the Upload page still offers the sample in one click)",
     "DRAG_EVAL_DIR": f"folder of the evaluation indexes, one per data set and vector policy (default `{DEFAULT_EVAL_DIR}`)",
-    "DRAG_EVAL_DATA": "folder the Evaluate page lists data sets from (default `../shared/data`)",
+    "DRAG_EVAL_DATA": "folder the Evaluate page lists data sets from (default `../shared/data`, from the folder the app "
+    "runs in)",
     "DRAG_SHARED": "tests only: the shared data folder (default `../shared`)",
     "HF_HUB_OFFLINE": "set to 1 by the scripts: no model hub is ever contacted",
 }
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Where the index lives and which models build it.
-
-    Attributes:
-        store: embedded Qdrant folder, or ``:memory:``.
-        engine: embedded engine, ``edge`` or ``local`` ("" picks one, see ``store.open_store``).
-        qdrant_url: Qdrant server URL; when set, ``store`` is not used.
-        qdrant_api_key: key for the server (hidden from ``repr``).
-        shard_number, replication_factor, on_disk: how a server or cluster creates the collection (None/False:
-            the server's defaults, in RAM).
-        collection: Qdrant collection name.
-        model_dir: folder of the offline models.
-        dense_model: dense fastembed model name.
-        sparse_model: sparse fastembed model name.
-        bm25: BM25 constants (used with the default sparse model).
-        embed_threads: onnxruntime threads of the embedder (None: one per core).
-        cache_path: SQLite file of cached descriptions (None: no cache).
-        rrf_k: default classic RRF constant.
-        max_file_bytes: largest file accepted.
-        sample_on_start: the app indexes the bundled sample when it starts on an empty index.
-        eval_dir: folder of the evaluation indexes.
-        eval_data: folder the Evaluate page lists data sets from.
-        pdf_engine: which engine reads the text of PDFs (``pdf_text.PDF_ENGINES``).
-        lease_seconds: lease of a partial document (``lease.Lease``).
-    """
-
-    store: str = DEFAULT_STORE
-    engine: str = ""
-    qdrant_url: str | None = None
-    qdrant_api_key: str | None = field(default=None, repr=False)
-    shard_number: int | None = None
-    replication_factor: int | None = None
-    on_disk: bool = False
-    collection: str = "drag_nodes"
-    model_dir: Path = Path("./models")
-    dense_model: str = DEFAULT_DENSE_MODEL
-    sparse_model: str = DEFAULT_SPARSE_MODEL
-    bm25: Bm25Params = DEFAULT_BM25
-    embed_threads: int | None = None
-    cache_path: Path | None = None
-    rrf_k: int = DEFAULT_RRF_K
-    max_file_bytes: int = 200 * 1024 * 1024
-    sample_on_start: bool = True
-    eval_dir: Path = DEFAULT_EVAL_DIR
-    eval_data: Path = DEFAULT_EVAL_DATA
-    pdf_engine: str = DEFAULT_PDF_ENGINE
-    lease_seconds: float = DEFAULT_LEASE_SECONDS
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
-        """Settings from environment variables; keyword overrides win (e.g. ``store=`` from ``--store``)."""
-        env = os.environ if env is None else env
-        store = str(overrides.pop("store", None) or env.get("DRAG_STORE") or DEFAULT_STORE)
-        cache = env.get("DRAG_CACHE")
-        values: dict[str, object] = {
-            "store": store,
-            "engine": env.get("DRAG_ENGINE", "").strip().lower(),
-            "qdrant_url": env.get("QDRANT_URL") or None,
-            "qdrant_api_key": env.get("QDRANT_API_KEY") or None,
-            "shard_number": _positive(env.get("DRAG_SHARDS")),
-            "replication_factor": _positive(env.get("DRAG_REPLICATION_FACTOR")),
-            "on_disk": (env.get("DRAG_ON_DISK") or "").strip().lower() in ("1", "true", "yes", "on"),
-            "collection": env.get("DRAG_COLLECTION") or "drag_nodes",
-            "model_dir": Path(env.get("DRAG_MODEL_DIR") or DEFAULT_MODEL_DIR),
-            "dense_model": env.get("DRAG_DENSE_MODEL") or DEFAULT_DENSE_MODEL,
-            "sparse_model": env.get("DRAG_SPARSE_MODEL") or DEFAULT_SPARSE_MODEL,
-            "bm25": Bm25Params(
-                float(env.get("DRAG_BM25_K1") or Bm25Params.k1),
-                float(env.get("DRAG_BM25_B") or Bm25Params.b),
-                float(env.get("DRAG_BM25_AVG_LEN") or Bm25Params.avg_len),
-            ),
-            "embed_threads": _positive(env.get("DRAG_EMBED_THREADS")),
-            "cache_path": Path(cache) if cache else default_cache_path(store),
-            "rrf_k": int(env.get("DRAG_RRF_K") or DEFAULT_RRF_K),
-            "max_file_bytes": int(float(env.get("DRAG_MAX_FILE_MB") or 200) * 1024 * 1024),
-            "sample_on_start": env.get("DRAG_SAMPLE", "auto").strip().lower() != "off",
-            "eval_dir": Path(env.get("DRAG_EVAL_DIR") or DEFAULT_EVAL_DIR),
-            "eval_data": Path(env.get("DRAG_EVAL_DATA") or DEFAULT_EVAL_DATA),
-            "lease_seconds": float(env.get("DRAG_LEASE_SECONDS") or DEFAULT_LEASE_SECONDS),
-            "pdf_engine": check_engine(env.get("DRAG_PDF_ENGINE", "").strip().lower() or DEFAULT_PDF_ENGINE),
-        }
-        values.update(overrides)
-        return cls(**values)  # type: ignore[arg-type]
-
-
-def _positive(text: str | None) -> int | None:
-    """An optional count of at least 1 (None when unset)."""
-    if not (text or "").strip():
-        return None
-    value = int(text)  # type: ignore[arg-type]
-    if value < 1:
-        raise ValueError(f"expected a count of at least 1, not {text!r}")
-    return value
-
-
-def default_cache_path(store: str) -> Path | None:
-    """The description cache sits inside an embedded store's folder (the page cache beside it), so a store is
-    one folder; a throw-away store gets no cache file."""
-    if store == ":memory:":
-        return None
-    return Path(store) / "description-cache.sqlite"
-
-
-def app_env(secrets: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment with the top-level values of Streamlit secrets laid over it (secrets win).
-
-    Only scalar secrets count (``DRAG_LLM_API_KEY = "..."``); tables are left alone.
-    """
-    env = dict(os.environ if environ is None else environ)
-    for key, value in secrets.items():
-        if isinstance(value, str | int | float | bool):
-            env[str(key)] = str(value)
-    return env
 
 
 @dataclass(frozen=True)
@@ -255,6 +165,119 @@ class LLMConfig:
         parts = urlsplit(self.base_url)
         host = parts.hostname or self.base_url
         return f"{host}:{parts.port}" if parts.port else host
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the index lives and which models build it.
+
+    Attributes:
+        store: embedded Qdrant folder, or ``IN_MEMORY``.
+        engine: embedded engine, ``edge`` or ``local`` ("" picks one, see ``store.open_store``).
+        qdrant_url: Qdrant server URL; when set, ``store`` is not used.
+        qdrant_api_key: key for the server (hidden from ``repr``).
+        shard_number, replication_factor, on_disk: how a server or cluster creates the collection (None/False:
+            the server's defaults, in RAM).
+        collection: Qdrant collection name.
+        model_dir: folder of the offline models.
+        dense_model: dense fastembed model name.
+        sparse_model: sparse fastembed model name.
+        bm25: BM25 constants (used with the default sparse model).
+        embed_threads: onnxruntime threads of the embedder (None: one per core).
+        cache_path: SQLite file of cached descriptions (None: no cache).
+        search: the default search parameters of this installation: ``SearchParams()`` with ``DRAG_RRF_K``
+            applied (``SEARCH_ENV``) — the one source of defaults of the CLI, the app, eval and the retriever.
+        llm: the LLM endpoint that describes pages and answers questions (None: offline).
+        max_file_bytes: largest file accepted.
+        sample_on_start: the app indexes the bundled sample when it starts on an empty index.
+        eval_dir: folder of the evaluation indexes.
+        eval_data: folder the Evaluate page lists data sets from.
+        pdf_engine: which engine reads the text of PDFs (``pdf_text.PDF_ENGINES``).
+        lease_seconds: lease of a partial document (``lease.Lease``).
+    """
+
+    store: str = DEFAULT_STORE
+    engine: str = ""
+    qdrant_url: str | None = None
+    qdrant_api_key: str | None = field(default=None, repr=False)
+    shard_number: int | None = None
+    replication_factor: int | None = None
+    on_disk: bool = False
+    collection: str = "drag_nodes"
+    model_dir: Path = Path("./models")
+    dense_model: str = DEFAULT_DENSE_MODEL
+    sparse_model: str = DEFAULT_SPARSE_MODEL
+    bm25: Bm25Params = DEFAULT_BM25
+    embed_threads: int | None = None
+    cache_path: Path | None = None
+    search: SearchParams = SearchParams()
+    llm: LLMConfig | None = None
+    max_file_bytes: int = 200 * 1024 * 1024
+    sample_on_start: bool = True
+    eval_dir: Path = DEFAULT_EVAL_DIR
+    eval_data: Path = DEFAULT_EVAL_DATA
+    pdf_engine: str = DEFAULT_PDF_ENGINE
+    lease_seconds: float = DEFAULT_LEASE_SECONDS
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """Settings from environment variables; keyword overrides win (e.g. ``store=`` from ``--store``)."""
+        env = os.environ if env is None else env
+        store = str(overrides.pop("store", None) or env.get("DRAG_STORE") or DEFAULT_STORE)
+        cache = env.get("DRAG_CACHE")
+        values: dict[str, object] = {
+            "store": store,
+            "engine": env.get("DRAG_ENGINE", "").strip().lower(),
+            "qdrant_url": env.get("QDRANT_URL") or None,
+            "qdrant_api_key": env.get("QDRANT_API_KEY") or None,
+            "shard_number": _positive(env.get("DRAG_SHARDS")),
+            "replication_factor": _positive(env.get("DRAG_REPLICATION_FACTOR")),
+            "on_disk": (env.get("DRAG_ON_DISK") or "").strip().lower() in ("1", "true", "yes", "on"),
+            "collection": env.get("DRAG_COLLECTION") or "drag_nodes",
+            "model_dir": Path(env.get("DRAG_MODEL_DIR") or DEFAULT_MODEL_DIR),
+            "dense_model": env.get("DRAG_DENSE_MODEL") or DEFAULT_DENSE_MODEL,
+            "sparse_model": env.get("DRAG_SPARSE_MODEL") or DEFAULT_SPARSE_MODEL,
+            "bm25": Bm25Params(
+                float(env.get("DRAG_BM25_K1") or Bm25Params.k1),
+                float(env.get("DRAG_BM25_B") or Bm25Params.b),
+                float(env.get("DRAG_BM25_AVG_LEN") or Bm25Params.avg_len),
+            ),
+            "embed_threads": _positive(env.get("DRAG_EMBED_THREADS")),
+            "cache_path": Path(cache) if cache else default_cache_path(store),
+            "search": SearchParams(rrf_k=int(env.get(SEARCH_ENV["rrf_k"]) or DEFAULT_RRF_K)),
+            "llm": LLMConfig.from_env(env),
+            "max_file_bytes": int(float(env.get("DRAG_MAX_FILE_MB") or 200) * 1024 * 1024),
+            "sample_on_start": env.get("DRAG_SAMPLE", "auto").strip().lower() != "off",
+            "eval_dir": Path(env.get("DRAG_EVAL_DIR") or DEFAULT_EVAL_DIR),
+            "eval_data": Path(env.get("DRAG_EVAL_DATA") or DEFAULT_EVAL_DATA),
+            "lease_seconds": float(env.get("DRAG_LEASE_SECONDS") or DEFAULT_LEASE_SECONDS),
+            "pdf_engine": check_engine(env.get("DRAG_PDF_ENGINE", "").strip().lower() or DEFAULT_PDF_ENGINE),
+        }
+        values.update(overrides)
+        return cls(**values)  # type: ignore[arg-type]
+
+    @property
+    def in_memory(self) -> bool:
+        """Whether the index is a throw-away one in memory (no folder, no cache files)."""
+        return not self.qdrant_url and self.store == IN_MEMORY
+
+
+def _positive(text: str | None) -> int | None:
+    """An optional count of at least 1 (None when unset)."""
+    if not (text or "").strip():
+        return None
+    value = int(text)  # type: ignore[arg-type]
+    if value < 1:
+        raise ValueError(f"expected a count of at least 1, not {text!r}")
+    return value
+
+
+def default_cache_path(store: str) -> Path | None:
+    """The description cache sits inside an embedded store's folder (the page cache beside it), so a store is
+    one folder; a throw-away store gets no cache file."""
+    if store == IN_MEMORY:
+        return None
+    return Path(store) / "description-cache.sqlite"
 
 
 def _env(env: Mapping[str, str], name: str) -> str | None:

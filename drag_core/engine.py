@@ -14,16 +14,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from drag_core.config import DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_MODEL, LLMConfig, Settings, sparse_identity
-from drag_core.describe.base import Summarizer
-from drag_core.describe.cache import DescriptionCache
-from drag_core.describe.describer import Describer
-from drag_core.embeddings import Embedder
-from drag_core.ingest import (
+from drag_core.ingest.describe.base import Summarizer
+from drag_core.ingest.describe.cache import DescriptionCache
+from drag_core.ingest.describe.describer import Describer
+from drag_core.ingest.lease import Lease
+from drag_core.ingest.loading import LoadedDocument, clean_file_name, document_id
+from drag_core.ingest.parsing import PageCache, Parser, page_cache_path
+from drag_core.ingest.pipeline import (
     CancelCheck,
     Ingestor,
     IngestReport,
@@ -33,16 +35,16 @@ from drag_core.ingest import (
     failed,
     stop_if_asked,
 )
-from drag_core.lease import Lease
-from drag_core.loading import LoadedDocument, clean_file_name, document_id
-from drag_core.model_files import DENSE_DIM
-from drag_core.parsing import PageCache, Parser, page_cache_path
-from drag_core.query_embedder import QueryEmbedder
+from drag_core.ingest.vector_text import VectorPolicy
+from drag_core.models.embeddings import Embedder
+from drag_core.models.files import DENSE_DIM
+from drag_core.models.query_embedder import QueryEmbedder
 from drag_core.search import SearchContext, SearchParams, SearchResult
 from drag_core.search import strategy as strategy_named
 from drag_core.store import NodeStore, QueryVectors, open_store
 from drag_core.types import Node
-from drag_core.vector_text import VectorPolicy
+
+__all__ = ["DocumentInfo", "Engine", "default_summarizer"]
 
 log = logging.getLogger(__name__)
 
@@ -72,16 +74,15 @@ class DocumentInfo:
     current: bool = True
 
 
-def default_summarizer(env: Mapping[str, str] | None = None) -> Summarizer:
+def default_summarizer(llm: LLMConfig | None) -> Summarizer:
     """The OpenAI-compatible summariser when an endpoint is configured, else the offline extractive one."""
-    from drag_core.describe.extractive import ExtractiveSummarizer
+    from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 
-    config = LLMConfig.from_env(env)
-    if config is None:
+    if llm is None:
         return ExtractiveSummarizer()
-    from drag_core.describe.openai_llm import OpenAISummarizer
+    from drag_core.ingest.describe.openai_llm import OpenAISummarizer
 
-    return OpenAISummarizer(config, fallback=ExtractiveSummarizer())
+    return OpenAISummarizer(llm, fallback=ExtractiveSummarizer())
 
 
 class Engine:
@@ -111,7 +112,7 @@ class Engine:
     ) -> None:
         self.settings = settings
         self.store = store or open_store(settings)  # first: an unusable store is reported before models load
-        self.summarizer = summarizer or default_summarizer()
+        self.summarizer = summarizer or default_summarizer(settings.llm)
         self.policy = policy or VectorPolicy()
         self.cache = DescriptionCache(settings.cache_path)
         self.parser = Parser(
@@ -180,6 +181,7 @@ class Engine:
 
     @classmethod
     def from_env(cls, **overrides: object) -> Engine:
+        """An engine on the settings of the environment (``Settings.from_env``), for scripts and notebooks."""
         return cls(Settings.from_env(**overrides))
 
     # -- ingestion -------------------------------------------------------------------------------------
@@ -369,7 +371,7 @@ class Engine:
         chosen = strategy_named(strategy)
         if not query.strip():
             raise ValueError("the query is empty")
-        params = params or SearchParams(rrf_k=self.settings.rrf_k)
+        params = params or self.settings.search
         started = time.perf_counter()
         vectors = vectors or self.embed_query(query)
         with self.lock:

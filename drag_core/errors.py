@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+__all__ = ["DragError"]
+
 
 class DragError(Exception):
     """An expected failure (bad input, unusable store, failed LLM call, missing model files)."""

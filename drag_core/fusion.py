@@ -8,6 +8,8 @@ one place that builds a fused request) asks it.
 
 from __future__ import annotations
 
+__all__ = ["DEFAULT_RRF_K", "classic_rrf_score", "qdrant_rrf_k"]
+
 DEFAULT_RRF_K = 60
 
 

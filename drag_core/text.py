@@ -5,6 +5,16 @@ from __future__ import annotations
 import re
 from importlib import resources
 
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "ENGLISH_STOPWORDS",
+    "approx_tokens",
+    "content_words",
+    "counted",
+    "page_span",
+    "sentences",
+]
+
 CHARS_PER_TOKEN = 4
 #: NLTK's English stop-word list (the list the Qdrant/bm25 model uses), one word a line in package data.
 ENGLISH_STOPWORDS: frozenset[str] = frozenset(

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+__all__ = ["Description", "Node", "Page"]
+
 
 @dataclass(frozen=True)
 class Page:

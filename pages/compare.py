@@ -11,14 +11,22 @@ import time
 
 import streamlit as st
 
-from drag_core import DragError, knee_view, sensitivity_view, ui, views
-from drag_core.app_state import SAMPLE_PDF, SAMPLE_QUERY, answer, citations, escape_markdown
-from drag_core.compare import Comparison, export_tables, index_key, knob_readers, to_csv, to_json
-from drag_core.knee import KNEE_METHODS
-from drag_core.search import DEFAULT_STRATEGIES, SCORE_SOURCES, STRATEGIES, SearchParams
-from drag_core.text import counted
+from drag_core import DEFAULT_STRATEGIES, KNEE_METHODS, SCORE_SOURCES, STRATEGIES, DragError, SearchParams
+from drag_core.app import figures, ui
+from drag_core.app.compare import (
+    Comparison,
+    answer,
+    citations,
+    export_tables,
+    index_key,
+    knob_readers,
+    to_csv,
+    to_json,
+)
+from drag_core.app.display import counted, escape_markdown
+from drag_core.app.sample import SAMPLE_PDF, SAMPLE_QUERY
 
-ui.through_app()
+ui.page("pages/compare.py")
 
 SOURCE_NAMES = {"rrf": "RRF (fused)", "dense": "dense cosine"}
 CARDS_PER_ROW = 5
@@ -41,7 +49,7 @@ st.title("Compare strategies")
 engine = ui.engine()
 documents = ui.indexed_documents(engine)
 index = index_key(documents)
-defaults = SearchParams(rrf_k=engine.settings.rrf_k)
+defaults = engine.settings.search
 has_sample = any(d.file_name == SAMPLE_PDF.name for d in documents)
 first_query = st.query_params.get("q", SAMPLE_QUERY if has_sample else "")
 
@@ -76,7 +84,7 @@ def knee_knobs(walk: dict[str, int]) -> SearchParams:
             "Sensitivity",
             "sensitivity",
             defaults.sensitivity,
-            options=knee_view.SENSITIVITIES,
+            options=figures.SENSITIVITIES,
             help="The detector's S. For kneedle, higher waits for a clearer knee (usually keeps more). The values "
             "are dense where knees move on typical curves; the small line under each knee panel shows how many "
             "items every S would keep.",
@@ -113,7 +121,7 @@ def cards(comparison: Comparison) -> None:
     """One card per strategy, at most ``CARDS_PER_ROW`` to a row, drawn as one HTML element (cheap to redraw)."""
     count = len(comparison.runs)
     per_row = count if count <= CARDS_PER_ROW else -(-count // 2)
-    st.html(views.cards_html(comparison, per_row, RESULTS_PX, SUMMARY_CHARS))
+    st.html(figures.cards_html(comparison, per_row, RESULTS_PX, SUMMARY_CHARS))
 
 
 def steps(comparison: Comparison) -> None:
@@ -135,13 +143,13 @@ def steps(comparison: Comparison) -> None:
         run = comparison.runs[name]
         with tab:
             figure = ui.cached_figure(
-                ("steps", id(run)), lambda run=run: knee_view.steps_figure(run.result), run
+                ("steps", id(run)), lambda run=run: figures.steps_figure(run.result), run
             )
             st.plotly_chart(figure, key=f"curve_{name}", config={"displayModeBar": False})
-            below = sensitivity_view.sensitivity_html(run.result)
+            below = figures.sensitivity_html(run.result)
             if below is not None:
                 st.html(below)
-            st.table(knee_view.step_rows(run.result))
+            st.table(figures.step_rows(run.result))
 
 
 def answer_panel(query: str, comparison: Comparison) -> None:
@@ -224,7 +232,7 @@ def instrument(query: str, strategies: list[str], walk: dict[str, int]) -> None:
     if len(comparison.runs) > 1:
         st.subheader("Overlap of returned pages")
         key = ("overlap", *((name, id(run)) for name, run in comparison.runs.items()))
-        overlap = ui.cached_figure(key, lambda: views.overlap_figure(comparison), comparison)
+        overlap = ui.cached_figure(key, lambda: figures.overlap_figure(comparison), comparison)
         st.plotly_chart(overlap, key="overlap", config={"displayModeBar": False})
     steps(comparison)
     st.divider()

@@ -8,39 +8,39 @@ from pathlib import Path
 
 import streamlit as st
 
-from drag_core import ui
-from drag_core.app_state import clock, escape_markdown
-from drag_core.config import Settings
-from drag_core.evaluation.background import EvalJob, Plan, plan
-from drag_core.evaluation.datasets import find_datasets, load_dataset
-from drag_core.evaluation.index import MANIFEST, default_folder
-from drag_core.evaluation.plots import per_query_figure, recall_vs_pages, sweep_figure
-from drag_core.evaluation.report import headline, query_rows, summary_rows
-from drag_core.evaluation.runner import parse_spec
-from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams
-from drag_core.text import counted
-from drag_core.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
-
-ui.through_app()
-
-SWEEPABLE = (
-    "sensitivity",
-    "beam_width",
-    "rrf_k",
-    "score_source",
-    "max_keep",
-    "top_k",
-    "roots",
-    "knee_method",
+from drag_core import DEFAULT_STRATEGIES, STRATEGIES
+from drag_core.app import figures, ui
+from drag_core.app.display import clock, counted, escape_markdown
+from drag_core.app.evaluation import (
+    PARENT_DENSE_CHOICES,
+    PARENT_SPARSE_CHOICES,
+    SWEEPABLE,
+    EvalJob,
+    JobStage,
+    Plan,
+    VectorPolicy,
+    find_datasets,
+    headline,
+    index_built_at,
+    load_dataset,
+    plan,
+    query_rows,
+    run_specs,
+    summary_rows,
 )
+
+ui.page("pages/evaluate.py")
+settings = ui.settings()
+
 RESULT = "evaluation_result"
 JOB = "evaluation_job"
 
 
 @st.cache_data(show_spinner="Counting the pages to index…", max_entries=16)
-def estimate(root: str, fingerprint: str, policy: VectorPolicy, built: float) -> Plan:
-    """What a run on this data set costs (cached per data set version, vector policy and index build time)."""
-    return plan(load_dataset(root), policy)
+def estimate(root: str, fingerprint: str, policy: VectorPolicy, built: float, settings_key: str) -> Plan:
+    """What a run on this data set costs (cached per data set version, vector policy, settings and index
+    build time)."""
+    return plan(load_dataset(root), policy, settings)
 
 
 st.title("Evaluate strategies")
@@ -52,7 +52,7 @@ st.caption(
     "share of questions whose own document was returned."
 )
 
-DATA = Settings.from_env(ui.env()).eval_data
+DATA = settings.eval_data
 folders = find_datasets(DATA)
 choice = st.selectbox(
     "Data set",
@@ -83,16 +83,14 @@ with st.expander("Sweep one parameter instead"):
     sweep_values = st.text_input("Values (space separated)", "0.5 1 2 4", key="eval_sweep_values")
 
 try:
-    specs = [parse_spec(text, SearchParams()) for text in [*runs, *extra.split()]]
+    specs = run_specs([*runs, *extra.split()], settings)
 except ValueError as error:
     st.error(escape_markdown(str(error)))
     st.stop()
 
 policy = VectorPolicy(parent_dense=parent_dense, parent_sparse=parent_sparse)
-manifest = default_folder(dataset, policy) / MANIFEST
-cost = estimate(
-    str(dataset.root), dataset.fingerprint(), policy, manifest.stat().st_mtime if manifest.is_file() else 0.0
-)
+built = index_built_at(dataset, policy, settings)
+cost = estimate(str(dataset.root), dataset.fingerprint(), policy, built, repr(settings))
 if cost.ready:
     st.caption("The index of this data set is built for these settings: the run only asks the queries.")
 else:
@@ -122,16 +120,16 @@ def progress_panel() -> None:
             st.rerun()  # the whole page: the note below, and no more polling
         return
     status = running.status()
-    if status.stage == "done":
+    if status.stage == JobStage.DONE:
         st.session_state[RESULT] = running.result()
         del st.session_state[JOB]
         st.rerun()
-    if status.stage == "failed":
+    if status.stage == JobStage.FAILED:
         st.error("The evaluation failed: " + escape_markdown(status.error))
         st.button("Dismiss", key="eval_dismiss", on_click=st.session_state.pop, args=(JOB, None))
         return
     with st.container(border=True):
-        if status.stage == "indexing":
+        if status.stage == JobStage.INDEXING:
             files = f"file {status.files_done + 1} of {status.files}" if status.files else "passages"
             st.progress(
                 status.done / status.total if status.total else 0.0,
@@ -139,7 +137,7 @@ def progress_panel() -> None:
                     f"Indexing {status.file} ({files}): {status.file_stage} {status.done}/{status.total}"
                 ),
             )
-        elif status.stage == "querying":
+        elif status.stage == JobStage.QUERYING:
             st.progress(
                 status.queries_done / max(1, status.queries),
                 text=f"Query {status.queries_done}/{status.queries}",
@@ -170,9 +168,11 @@ st.subheader(escape_markdown(headline(report)))
 for line in report.index.get("failed", []):
     st.warning(escape_markdown(line))
 st.dataframe(summary_rows(report), hide_index=True)
-st.plotly_chart(sweep_figure(sweep) if sweep else recall_vs_pages(report), key="eval_recall_pages")
+st.plotly_chart(
+    figures.sweep_figure(sweep) if sweep else figures.recall_vs_pages(report), key="eval_recall_pages"
+)
 st.subheader("Per query")
-st.plotly_chart(per_query_figure(report), key="eval_per_query")
+st.plotly_chart(figures.per_query_figure(report), key="eval_per_query")
 st.dataframe(query_rows(report), hide_index=True)
 st.download_button(
     "report.json",

@@ -3,11 +3,10 @@ never shown, only whether one is set."""
 
 import streamlit as st
 
-from drag_core import ui
-from drag_core.app_state import describe_settings, escape_markdown
-from drag_core.config import ENV_VARS
+from drag_core.app import ui
+from drag_core.app.display import ENV_VARS, describe_settings, escape_markdown
 
-ui.through_app()
+ui.page("pages/settings.py")
 
 st.title("Settings")
 engine = ui.engine()

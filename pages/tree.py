@@ -4,12 +4,11 @@ coloured."""
 
 import streamlit as st
 
-from drag_core import ui, views
-from drag_core.app_state import escape_markdown
-from drag_core.text import counted
-from drag_core.types import Node
+from drag_core import Node
+from drag_core.app import figures, ui
+from drag_core.app.display import counted, escape_markdown, page_span
 
-ui.through_app()
+ui.page("pages/tree.py")
 
 PAGE_TEXTS_SHOWN = 25
 
@@ -45,14 +44,14 @@ with right:
             help="From the last query on the Compare page.",
         )
         if strategy != "none":
-            marks = views.node_marks(comparison.runs[strategy].result)
+            marks = figures.node_marks(comparison.runs[strategy].result)
             st.caption("Query: " + escape_markdown(comparison.query[:200]))
     else:
         st.caption("Run a query on Compare to see which nodes each strategy visited, kept and returned.")
 
 chart_key = f"tree_chart_{info.doc_id}"
 chart_state = st.session_state.get(chart_key)
-clicked = views.selected_node_id(chart_state.selection.points) if chart_state else None
+clicked = figures.selected_node_id(chart_state.selection.points) if chart_state else None
 if clicked in by_id and clicked != st.session_state.get("tree_clicked"):
     st.session_state["tree_clicked"] = clicked
     st.session_state["tree_node"] = clicked
@@ -63,12 +62,12 @@ order = sorted(nodes, key=lambda n: (-n.level, n.page_start))
 selected = st.selectbox(
     "Node",
     [n.id for n in order],
-    format_func=lambda i: views.node_label(by_id[i]),
+    format_func=lambda i: figures.node_label(by_id[i]),
     key="tree_node",
     help="Or click a bar in the chart.",
 )
 st.plotly_chart(
-    views.tree_figure(nodes, marks, selected),
+    figures.tree_figure(nodes, marks, selected),
     key=chart_key,
     on_select="rerun",
     selection_mode="points",
@@ -76,10 +75,10 @@ st.plotly_chart(
 )
 
 node = by_id[selected]
-st.subheader(f"{views.node_label(node)} — {counted(len(node.pages), 'page')}")
+st.subheader(f"{figures.node_label(node)} — {counted(len(node.pages), 'page')}")
 a, b, c, d = st.columns(4)
 a.metric("Level", node.level)
-b.metric("Pages", views.page_span(node.page_start, node.page_end))
+b.metric("Pages", page_span(node.page_start, node.page_end))
 c.metric("Children", len(node.child_ids))
 d.metric("Summary by", node.summary_source or "—")
 if node.fallback_reason:

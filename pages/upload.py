@@ -1,16 +1,16 @@
 """Upload: add PDF / TXT / MD files to the index, list the indexed documents, remove one, and index the
-bundled sample in one click. Files are ingested in the background (``drag_core.upload_job``): the progress
+bundled sample in one click. Files are ingested in the background (``drag_core.app.uploads``): the progress
 of each file moves per batch with the time left, Cancel stops the upload (each file whole or absent), and
 the outcome of every file stays on the page until dismissed."""
 
 import streamlit as st
 
-from drag_core import ui
-from drag_core.app_state import SAMPLE_PDF, SAMPLE_TITLE, UPLOAD_TYPES, clock, escape_markdown, stale_warning
-from drag_core.text import counted
-from drag_core.upload_job import UploadJob
+from drag_core.app import ui
+from drag_core.app.display import clock, counted, escape_markdown, stale_warning
+from drag_core.app.sample import SAMPLE_PDF, SAMPLE_TITLE
+from drag_core.app.uploads import UPLOAD_TYPES, IngestStatus, UploadJob
 
-ui.through_app()
+ui.page("pages/upload.py")
 
 JOB, OUTCOMES = "upload_job", "upload_outcomes"
 
@@ -91,9 +91,9 @@ progress_panel()
 outcomes = st.session_state.get(OUTCOMES, [])
 if outcomes:
     for status, line in outcomes:
-        if status == "failed":
+        if status == IngestStatus.FAILED:
             st.error(escape_markdown(line), icon=":material/error:")
-        elif status == "cancelled":
+        elif status == IngestStatus.CANCELLED:
             st.warning(escape_markdown(line), icon=":material/cancel:")
         else:
             st.success(escape_markdown(line), icon=":material/check_circle:")

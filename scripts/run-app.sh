@@ -4,5 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 export HF_HUB_OFFLINE=1
-.venv/bin/python -m drag_core ingest samples/R-data.pdf
+.venv/bin/python -m drag_core ingest drag_core/app/sample/R-data.pdf
 exec .venv/bin/streamlit run app.py "$@"

@@ -17,4 +17,4 @@ if [ "${1:-}" = "--dev" ]; then
     $SUDO apt-get update -q && $SUDO apt-get install -y -q chromium fonts-dejavu-core
   fi
 fi
-HF_HUB_OFFLINE=1 .venv/bin/python -m drag_core.setup_models
+HF_HUB_OFFLINE=1 .venv/bin/python -m drag_core.models.setup

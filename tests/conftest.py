@@ -13,16 +13,16 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from drag_core.app.sample import SAMPLE_PDF  # noqa: E402,F401  (the packaged sample)
 from drag_core.config import Settings  # noqa: E402
-from drag_core.describe.extractive import ExtractiveSummarizer  # noqa: E402
-from drag_core.embeddings import Embedder  # noqa: E402
 from drag_core.engine import Engine  # noqa: E402
+from drag_core.ingest.describe.extractive import ExtractiveSummarizer  # noqa: E402
+from drag_core.models.embeddings import Embedder  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("DRAG_SHARED", REPO.parent / "shared"))
 PDFS = SHARED / "data" / "pdfs"
 FINANCE = SHARED / "data" / "financebench-dev" / "docs"
-SAMPLE_PDF = REPO / "samples" / "R-data.pdf"
 
 
 @pytest.fixture(scope="session")

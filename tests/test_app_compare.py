@@ -12,8 +12,8 @@ import pytest
 from conftest import no_exceptions
 from llm_server import local_llm  # noqa: F401 - session fixture of the real-LLM test
 
-from drag_core.knee_view import SENSITIVITIES
 from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams, readers
+from drag_core.search.explain import SENSITIVITIES
 
 COMPARE = "pages/compare.py"
 QUERY = "What was net sales growth in the fourth quarter?"

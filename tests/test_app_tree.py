@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import FINANCE, SMALL_DOCS, no_exceptions
 
-from drag_core.loading import load_path
+from drag_core.ingest.loading import load_path
 from drag_core.search import DEFAULT_STRATEGIES
 
 TREE = "pages/tree.py"

@@ -1,5 +1,7 @@
-"""The package's shape, checked: no import cycle in ``drag_core``, nothing but the engine touches its store or
-lock, Streamlit only under ``drag_core/ui``, and every strategy declares the parameters it reads."""
+"""The package's shape, checked: no import cycle, the core apart from the app (no Streamlit, plotly or
+``drag_core.app`` in it), Streamlit only in the app's ``ui`` and plotly only in its ``figures``, pages that use
+the app package, ``__all__`` everywhere, settings read at the entry points only, and every strategy declares
+the parameters it reads."""
 
 from __future__ import annotations
 
@@ -26,20 +28,36 @@ def _modules() -> dict[str, Path]:
     return {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-def _imports(path: Path, name: str, known: set[str]) -> set[str]:
-    """The ``drag_core`` modules one module imports, anywhere in it (function-level imports included)."""
+def _import_pairs(path: Path) -> list[tuple[str, str | None]]:
+    """Every import of a file, anywhere in it (function-level imports included): ``(module, None)`` for
+    ``import module``, ``(module, name)`` for ``from module import name`` (relative imports resolved)."""
+    name = _module_name(path) if path.is_relative_to(PACKAGE) else path.stem
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
+    pairs: list[tuple[str, str | None]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            pairs += [(alias.name, None) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, *([base] if base else [])])
-            for alias in node.names:
-                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
+            pairs += [(base, alias.name) for alias in node.names]
+    return pairs
+
+
+def _external_imports(path: Path) -> set[str]:
+    """Every module a file imports by its full dotted name; ``from a import b`` gives both ``a`` and ``a.b``."""
+    return {m for base, name in _import_pairs(path) for m in (base, f"{base}.{name}" if name else base)}
+
+
+def _imports(path: Path, name: str, known: set[str]) -> set[str]:
+    """The ``drag_core`` modules one module imports: ``from a import b`` is ``a.b`` when that is a module,
+    else ``a``."""
+    found = {
+        f"{base}.{alias}" if alias and f"{base}.{alias}" in known else base
+        for base, alias in _import_pairs(path)
+    }
     return {m for m in found if m in known and m != name}
 
 
@@ -80,7 +98,7 @@ def test_the_graph_sees_every_kind_of_import() -> None:
     graph = import_graph()
     assert "drag_core.store.base" in graph["drag_core.store.edge"]  # from drag_core.store.base import ...
     assert "drag_core.store" in graph["drag_core.search"]  # from drag_core.store import DENSE
-    assert "drag_core.describe.extractive" in graph["drag_core.engine"]  # a function-level import
+    assert "drag_core.ingest.describe.extractive" in graph["drag_core.engine"]  # a function-level import
 
 
 def test_drag_core_has_no_import_cycle() -> None:
@@ -99,29 +117,146 @@ def test_only_the_engine_touches_its_store_and_lock() -> None:
     assert {o.partition(":")[0] for o in offenders} <= {"drag_core/engine.py"}, offenders
 
 
-def test_only_drag_core_ui_imports_streamlit() -> None:
-    others = [
+def _importers(prefix: str) -> set[str]:
+    """The drag_core modules that import ``prefix`` (a package or module name) anywhere in them."""
+    return {
         name
-        for name in _modules()
-        if not (name == "drag_core.ui" or name.startswith("drag_core.ui.")) and not name.endswith("__main__")
-    ]
-    assert "drag_core.cli" in others and "drag_core.views" in others
+        for name, path in _modules().items()
+        if any(m == prefix or m.startswith(prefix + ".") for m in _external_imports(path))
+    }
+
+
+APP = "drag_core.app"
+
+
+def _in(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def test_the_core_never_imports_the_app_streamlit_or_plotly() -> None:
+    core = {name for name in _modules() if not _in(name, APP)}
+    assert "drag_core.cli" in core and "drag_core.evaluation.chart" in core and len(core) > 50
+    for forbidden in (APP, "streamlit", "plotly"):
+        assert not (_importers(forbidden) & core), forbidden
+
+
+def test_streamlit_only_in_the_apps_ui_and_plotly_only_in_its_figures() -> None:
+    assert _importers("streamlit") == {n for n in _modules() if _in(n, f"{APP}.ui") and n != f"{APP}.ui"}
+    assert _importers("plotly") <= {n for n in _modules() if _in(n, f"{APP}.figures")}
+    assert _importers("plotly"), "the check above would see plotly"
+
+
+def test_the_core_loads_without_streamlit_or_plotly() -> None:
+    """What the static checks say, at run time: importing every module of the core loads neither."""
+    core = [name for name in _modules() if not _in(name, APP) and not name.endswith("__main__")]
     code = (
         "import importlib, sys\n"
-        f"for name in {others!r}:\n"
+        f"for name in {core!r}:\n"
         "    importlib.import_module(name)\n"
-        "print('streamlit' in sys.modules)\n"
+        "print(sorted(m for m in ('streamlit', 'plotly') if m in sys.modules))\n"
     )
     found = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
-    assert found.stdout.strip() == "False"
-    ui = subprocess.run(
-        [sys.executable, "-c", "import sys, drag_core.ui; print('streamlit' in sys.modules)"],
+    assert found.stdout.strip() == "[]"
+    app = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, drag_core.app.ui, drag_core.app.figures; print('plotly' in sys.modules)",
+        ],
         cwd=REPO,
         capture_output=True,
         text=True,
         check=True,
     )
-    assert ui.stdout.strip() == "True", "the check above would not see Streamlit"
+    assert app.stdout.strip() == "True", "the check above would see plotly"
+
+
+def test_the_pages_use_the_app_package_and_the_public_api_only() -> None:
+    """The pages import the app package's modules and the names of ``drag_core`` itself, nothing deeper."""
+    files = [REPO / "app.py", *sorted((REPO / "pages").glob("*.py"))]
+    modules = set(_modules())
+    used = {m for path in files for m in _external_imports(path) if m in modules}
+    assert used - {"drag_core"}, "the check would see the app's modules"
+    assert {m for m in used if not _in(m, APP)} == {"drag_core"}, used
+
+
+def test_every_module_declares_what_it_exports() -> None:
+    """``__all__`` in every module of the package, naming only what the module has."""
+    import importlib
+
+    missing, unknown = [], []
+    for name, path in _modules().items():
+        if name.endswith("__main__"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        targets = [
+            ast.unparse(n.targets[0] if isinstance(n, ast.Assign) else n.target)
+            for n in tree.body
+            if isinstance(n, ast.Assign | ast.AnnAssign)
+        ]
+        if "__all__" not in targets:
+            missing.append(name)
+            continue
+        module = importlib.import_module(name)
+        unknown += [f"{name}.{n}" for n in module.__all__ if not hasattr(module, n)]
+    assert not missing, missing
+    assert not unknown, unknown
+
+
+def test_settings_are_read_only_at_the_entry_points() -> None:
+    """The environment is read where a program starts (the CLI, the app, the background evaluation, the
+    model set-up, the LangChain retriever, ``Engine.from_env`` for scripts); everything below takes settings."""
+    entry_points = {
+        "drag_core/config.py",
+        "drag_core/cli/__init__.py",
+        "drag_core/app/ui/session.py",
+        "drag_core/evaluation/background.py",
+        "drag_core/models/setup.py",
+        "drag_core/integrations/langchain.py",
+        "drag_core/engine.py",
+    }
+    pattern = re.compile(r"\b(Settings|LLMConfig)\.from_env\(|os\.environ\b|os\.getenv\(")
+    readers = {
+        str(path.relative_to(REPO))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if pattern.search(line) and not line.lstrip().startswith(("#", '"'))
+    }
+    assert readers <= entry_points, readers - entry_points
+    engine = (PACKAGE / "engine.py").read_text(encoding="utf-8")
+    assert engine.count("Settings.from_env(") == 1, "Engine.from_env only"
+
+
+def test_in_memory_is_one_named_value() -> None:
+    pattern = re.compile(r"""[=!]=\s*["']:memory:["']|["']:memory:["']\s*[=!]=""")
+    compared = [
+        str(path.relative_to(REPO))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if pattern.search(path.read_text(encoding="utf-8"))
+    ]
+    assert not compared, compared
+
+
+TOP_LEVEL = {"__init__", "__main__", "config", "engine", "errors", "fusion", "params", "text", "types"}
+ROOMS = {
+    "app",
+    "cli",
+    "data",
+    "evaluation",
+    "ingest",
+    "integrations",
+    "knee",
+    "llm",
+    "models",
+    "search",
+    "store",
+}
+
+
+def test_every_stage_has_its_room() -> None:
+    """A newcomer finds a stage's code in its folder: the top level holds only the shared pieces."""
+    assert {p.stem for p in PACKAGE.glob("*.py")} == TOP_LEVEL
+    assert {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"} == ROOMS
 
 
 def test_every_strategy_declares_fields_of_search_params() -> None:

@@ -15,13 +15,13 @@ import pytest
 from conftest import REPO, SAMPLE_PDF
 
 from drag_core.config import Bm25Params, Settings
-from drag_core.describe.extractive import ExtractiveSummarizer
-from drag_core.embeddings import Embedder
 from drag_core.engine import Engine
-from drag_core.loading import LoadedDocument, document_id, load_path
+from drag_core.ingest.describe.extractive import ExtractiveSummarizer
+from drag_core.ingest.loading import LoadedDocument, document_id, load_path
+from drag_core.ingest.vector_text import title_of
+from drag_core.models.embeddings import Embedder
 from drag_core.search import SearchParams
 from drag_core.types import Page
-from drag_core.vector_text import title_of
 
 MODEL_DIR = Path(os.environ.get("DRAG_MODEL_DIR", REPO / "models"))
 QUERIES = [

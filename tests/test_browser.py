@@ -245,8 +245,10 @@ def test_cancel_an_upload_and_an_evaluation_in_a_browser(
     with browser_page(tmp_path) as page:
         page.goto(f"{app_url}/compare")  # a deep link as the server's first session gets the app's pages
         page.wait_for_selector(IDLE, timeout=STARTUP_S * 1000)
-        titles = page.get_by_test_id("stSidebarNavLink").locator("p")
+        sidebar = page.get_by_test_id("stSidebar")
+        titles = sidebar.get_by_test_id("stPageLink-NavLink").locator("p")
         expect(titles).to_have_text(["Upload", "Tree", "Compare", "Evaluate", "Settings"])
+        expect(sidebar.get_by_test_id("stSidebarNavLink")).to_have_count(0)  # Streamlit's own list is hidden
         expect(page.get_by_role("heading", name="Compare strategies")).to_be_visible()
         titles.first.click()
         page.wait_for_selector(IDLE)

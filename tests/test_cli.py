@@ -245,15 +245,16 @@ def test_help_describes_every_strategy_and_knob_with_its_default() -> None:
     assert "``" not in done.stdout, "no raw reST"
 
 
-def test_search_options_default_to_the_search_parameters() -> None:
+def test_search_options_default_to_the_settings_search_parameters() -> None:
     args = build_parser().parse_args(["search", "a question"])
-    assert search_params(args, {}) == SearchParams()
+    assert search_params(args, SearchParams()) == SearchParams()
+    assert search_params(args, SearchParams(rrf_k=30, max_keep=7)) == SearchParams(rrf_k=30, max_keep=7)
     changed = build_parser().parse_args(
         ["search", "q", "--sensitivity", "2", "--max-keep", "none", "--knee", "gap"]
     )
-    assert search_params(changed, {"rrf_k": 30}) == SearchParams(
+    assert search_params(changed, SearchParams(rrf_k=30)) == SearchParams(
         sensitivity=2.0, max_keep=None, knee_method="gap", rrf_k=30
-    )
+    ), "an explicit none wins over the default 5"
 
 
 def test_every_command_takes_json() -> None:
@@ -280,4 +281,6 @@ def test_sweep_writes_its_numbers_and_plot_by_default(
     written = tmp_path / "data" / "eval" / "sweeps" / "tiny-pages-top_k"
     report = json.loads(written.with_suffix(".json").read_text())
     assert set(report["strategies"]) == {"flat top_k=1", "flat top_k=2"}
-    assert "plotly" in written.with_suffix(".html").read_text()
+    page = written.with_suffix(".html").read_text()
+    assert "<svg" in page and "flat top-k" in page and "<script" not in page, "a self-contained chart"
+    assert page.count("<circle") >= 2 + 2, "the two swept points and the flat curve's"

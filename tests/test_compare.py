@@ -10,7 +10,7 @@ from dataclasses import fields
 import pytest
 from conftest import FINANCE
 
-from drag_core.compare import (
+from drag_core.app.compare import (
     Comparer,
     Comparison,
     export_tables,

@@ -16,19 +16,20 @@ import pytest
 from conftest import REPO
 from test_metrics import ranx_scores
 
+from drag_core.app.figures.evaluation import per_query_figure, recall_vs_pages, sweep_figure
 from drag_core.cli import main
+from drag_core.config import IN_MEMORY, Settings
 from drag_core.evaluation.budget import FLAT_DEPTH, FlatCurve, judge
 from drag_core.evaluation.datasets import PAGE_KIND, PASSAGE_KIND, load_dataset, passages
 from drag_core.evaluation.index import default_folder, identity, open_index
-from drag_core.evaluation.plots import per_query_figure, recall_vs_pages, sweep_figure
 from drag_core.evaluation.report import comparisons, query_rows, summary_rows, table, write_csv
 from drag_core.evaluation.runner import RunSpec, evaluate, measure, parse_spec
 from drag_core.evaluation.sweep import run_sweep
-from drag_core.loading import load_path
-from drag_core.pdf_text import PDF_ENGINES
+from drag_core.ingest.loading import load_path
+from drag_core.ingest.pdf_text import PDF_ENGINES
+from drag_core.ingest.vector_text import VectorPolicy
 from drag_core.search import SearchParams, SearchResult, Step
 from drag_core.store import Candidate
-from drag_core.vector_text import VectorPolicy
 
 PAGE_CHARS = 2000
 TOPICS = {
@@ -83,7 +84,7 @@ def write_page_dataset(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def page_engine(page_dataset: Path, embedder):
-    engine, index = open_index(load_dataset(page_dataset), ":memory:", embedder=embedder)
+    engine, index = open_index(load_dataset(page_dataset), Settings(), IN_MEMORY, embedder=embedder)
     assert index["failed"] == [] and not index["reused"]
     yield engine
     engine.close()
@@ -184,7 +185,7 @@ def test_passage_dataset_flat_anchors(passage_dataset: Path, embedder) -> None:
     documents = list(passages(dataset))
     assert [d.file_name for d in documents][:2] == ["d0.txt", "d1.txt"]
     assert documents[0].pages[0].text.startswith("Passage 0\nGlaciers")
-    engine, _ = open_index(dataset, ":memory:", embedder=embedder)
+    engine, _ = open_index(dataset, Settings(), IN_MEMORY, embedder=embedder)
     try:
         assert len(engine.documents()) == 6
         specs = [RunSpec(n, n, SearchParams(top_k=5)) for n in ("flat", "flat-dense", "flat-sparse")]
@@ -341,13 +342,16 @@ def test_gain_interpolates_each_query_between_its_floor_and_ceiling() -> None:
 
 
 def test_the_pdf_engine_names_the_index_of_a_data_set_of_files(
-    page_dataset: Path, passage_dataset: Path, page_engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    page_dataset: Path, passage_dataset: Path, page_engine, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("DRAG_EVAL_DIR", str(tmp_path))
     files, policy = load_dataset(page_dataset), VectorPolicy()
-    folders = {engine: default_folder(files, policy, pdf_engine=engine) for engine in PDF_ENGINES}
+    settings = {engine: Settings(eval_dir=tmp_path, pdf_engine=engine) for engine in PDF_ENGINES}
+    folders = {engine: default_folder(files, policy, s) for engine, s in settings.items()}
     assert folders["pdfium"] != folders["pypdf"] and folders["pypdf"].name.endswith("-pdf-pypdf")
+    assert folders["pdfium"].parent == tmp_path / files.name, "under the settings' eval_dir"
     assert identity(files, page_engine)["pdf_engine"] == page_engine.parser.pdf_engine == "pdfium"
     abstracts = load_dataset(passage_dataset)  # passages are text: no PDF engine reads them
-    assert default_folder(abstracts, policy, pdf_engine="pypdf") == default_folder(abstracts, policy)
+    assert default_folder(abstracts, policy, settings["pypdf"]) == default_folder(
+        abstracts, policy, settings["pdfium"]
+    )
     assert "pdf_engine" not in identity(abstracts, page_engine)

@@ -8,7 +8,7 @@ from test_evaluation import TOPICS, _page
 
 from drag_core.knee import find_knee
 from drag_core.search import SearchParams
-from drag_core.store import SPARSE, Scope
+from drag_core.store import SPARSE, Scope, ScopeKind
 
 # a.txt: "alpha" on pages 1 and 3, "beta" on page 2 only; b.txt: "beta" on all ten pages. Globally alpha is the
 # rarer term, inside a.txt beta is: a sparse ranking of a.txt's pages flips with the IDF corpus.
@@ -22,8 +22,8 @@ def _pages(words: list[str]) -> str:
 @pytest.fixture(scope="module")
 def engine(embedder, tmp_path_factory):
     from drag_core.config import Settings
-    from drag_core.describe.extractive import ExtractiveSummarizer
     from drag_core.engine import Engine
+    from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 
     engine = Engine(
         Settings.from_env(env={}, store=":memory:", cache_path=None), ExtractiveSummarizer(), embedder
@@ -40,7 +40,7 @@ def engine(embedder, tmp_path_factory):
 def _sparse_order(engine, scoped: bool) -> list[int]:
     vectors = engine.embed_query("alpha beta")
     (a,) = [d.doc_id for d in engine.documents() if d.file_name == "a.txt"]
-    scope = Scope(kind="leaves", docs=(a,), limit=10, using=(SPARSE,), scoped_idf=scoped)
+    scope = Scope(kind=ScopeKind.LEAVES, docs=(a,), limit=10, using=(SPARSE,), scoped_idf=scoped)
     (ranking,), _ = engine.store.rank(vectors, [scope], 60)
     assert {c.file_name for c in ranking} == {"a.txt"}
     return [c.page_start for c in ranking]

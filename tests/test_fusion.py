@@ -7,7 +7,7 @@ from conftest import FINANCE
 
 from drag_core.fusion import classic_rrf_score, qdrant_rrf_k
 from drag_core.search import SearchParams
-from drag_core.store import Scope, ranking_requests
+from drag_core.store import Scope, ScopeKind, ranking_requests
 
 
 def test_classic_k_maps_to_qdrants_zero_based_constant() -> None:
@@ -25,8 +25,8 @@ def test_hand_computation() -> None:
 @pytest.fixture(scope="module")
 def small_index(embedder):
     from drag_core.config import Settings
-    from drag_core.describe.extractive import ExtractiveSummarizer
     from drag_core.engine import Engine
+    from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 
     engine = Engine(
         Settings.from_env(env={}, store=":memory:", cache_path=None), ExtractiveSummarizer(), embedder
@@ -41,7 +41,7 @@ def small_index(embedder):
 @pytest.mark.parametrize("k", [0, 2, 60, 200])
 def test_qdrant_fused_scores_equal_the_classic_formula(small_index, k: int) -> None:
     vectors = small_index.embed_query("supplemental indenture trustee notes")
-    (ranking,), _ = small_index.store.rank(vectors, [Scope(kind="leaves", limit=14)], k)
+    (ranking,), _ = small_index.store.rank(vectors, [Scope(kind=ScopeKind.LEAVES, limit=14)], k)
     assert len(ranking) == 14
     assert any(c.sparse_rank is None for c in ranking) or all(c.sparse_rank for c in ranking)
     for candidate in ranking:
@@ -58,7 +58,7 @@ def test_search_params_carry_k_to_qdrant(small_index) -> None:
 
 
 def test_the_one_fused_request_carries_qdrants_k() -> None:
-    scope = Scope(kind="leaves", limit=5, depth=50, scoped_idf=True)
+    scope = Scope(kind=ScopeKind.LEAVES, limit=5, depth=50, scoped_idf=True)
     fused, dense, sparse = ranking_requests(scope, 60)
     assert fused.rrf_k == qdrant_rrf_k(60) == 61
     assert fused.limit == fused.depth == 50 and fused.using == ("dense", "sparse")

@@ -9,7 +9,7 @@ import pytest
 from conftest import FINANCE
 
 from drag_core.engine import Engine
-from drag_core.loading import load_path
+from drag_core.ingest.loading import load_path
 from drag_core.search import SearchParams
 from drag_core.types import Node
 

@@ -17,12 +17,12 @@ import pytest
 from fake_llm import FakeLLM, Reply, Respond, completion, error
 from llm_server import local_llm  # noqa: F401 - session fixture used by the real-LLM tests
 
-from drag_core.describe.extractive import ExtractiveSummarizer
-from drag_core.describe.openai_llm import PAGE_CHARS, OpenAISummarizer
+from drag_core.config import LLMConfig
+from drag_core.ingest.describe.extractive import ExtractiveSummarizer
+from drag_core.ingest.describe.openai_llm import PAGE_CHARS, OpenAISummarizer
 from drag_core.llm import (
     DESCRIPTION_SCHEMA,
     SUMMARY_SCHEMA,
-    LLMConfig,
     LLMError,
     answer_question,
     backoff_delay,

@@ -15,8 +15,7 @@ import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # nothing may come from a hub
 
-from drag_core import model_files
-from drag_core.model_files import (
+from drag_core.models.files import (
     DENSE_MODEL_NAME,
     MAX_SEQ_LENGTH,
     ONNX_FILE,
@@ -28,6 +27,7 @@ from drag_core.model_files import (
     register_dense_model,
     weights_dir,
 )
+from drag_core.models.files import folder as model_folder
 
 SENTENCES = ["A man is eating food.", "A man is eating a piece of bread.", "A man is riding a horse."]
 # Common words that are each a single word piece, so word counts are token counts.
@@ -239,8 +239,8 @@ def test_falls_back_to_int8(
     def broken_export(*args: object) -> None:
         raise RuntimeError("simulated export failure")
 
-    monkeypatch.setattr(model_files, "export_fp32_onnx", broken_export)
-    with caplog.at_level(logging.WARNING, logger="drag_core.model_files"):
+    monkeypatch.setattr(model_folder, "export_fp32_onnx", broken_export)
+    with caplog.at_level(logging.WARNING, logger="drag_core.models.files.folder"):
         folder = prepare_dense_model(tmp_path / "m")
     assert read_manifest(folder)["source"] == SOURCE_INT8
     assert "falling back to the int8" in caplog.text
@@ -251,12 +251,12 @@ def test_falls_back_to_int8(
 def test_setup_models_cli(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
-    from drag_core import setup_models
+    from drag_core.models import setup as setup_models
 
     monkeypatch.setenv("DRAG_MODEL_DIR", str(tmp_path / "from_env"))
     assert setup_models.main([]) == 0
     assert "built dense model" in capsys.readouterr().out
-    assert model_files.is_dense_model_dir(tmp_path / "from_env" / "all-MiniLM-L6-v2")
+    assert model_folder.is_dense_model_dir(tmp_path / "from_env" / "all-MiniLM-L6-v2")
     assert setup_models.main(["--dir", str(tmp_path / "from_env")]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 1 and "already present" in out[0]

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import FINANCE
 
-from drag_core.loading import LoadedDocument, LoadError, load_path
-from drag_core.parsing import PageCache, Parser, page_cache_path
+from drag_core.ingest.loading import LoadedDocument, LoadError, load_path
+from drag_core.ingest.parsing import PageCache, Parser, page_cache_path
 
 GOOD = (FINANCE / "AMCOR_2022_8K_dated-2022-07-01.pdf", FINANCE / "PEPSICO_2023_8K_dated-2023-05-05.pdf")
 MAX_BYTES = 50 * 2**20

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from conftest import FINANCE, REPO
 
-from drag_core.embeddings import Embedder
-from drag_core.loading import load_path
-from drag_core.query_embedder import QueryEmbedder
+from drag_core.ingest.loading import load_path
+from drag_core.models.embeddings import Embedder
+from drag_core.models.query_embedder import QueryEmbedder
 
 TEXTS = [
     "How do I read a CSV file?",

@@ -8,11 +8,10 @@ from pathlib import Path
 from conftest import FINANCE
 from fake_llm import FakeLLM, valid_reply
 
-from drag_core.config import Settings
-from drag_core.describe.extractive import ExtractiveSummarizer
-from drag_core.describe.openai_llm import OpenAISummarizer
+from drag_core.config import LLMConfig, Settings
 from drag_core.engine import Engine
-from drag_core.llm import LLMConfig
+from drag_core.ingest.describe.extractive import ExtractiveSummarizer
+from drag_core.ingest.describe.openai_llm import OpenAISummarizer
 
 TOPICS = ["harbours", "glaciers", "orchards", "railways", "lighthouses", "bakeries"]
 

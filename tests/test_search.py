@@ -8,8 +8,8 @@ import pytest
 from conftest import FINANCE
 
 from drag_core.config import Settings
-from drag_core.describe.extractive import ExtractiveSummarizer
 from drag_core.engine import Engine
+from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.knee import find_knee
 from drag_core.search import STRATEGIES, SearchParams
 from drag_core.search.base import suppress

@@ -18,11 +18,11 @@ import pytest
 from conftest import FINANCE, REPO, child_env, no_exceptions, run_cli
 from fake_llm import FakeLLM, PerPrompt, Reply, Request, closed_port, completion, error
 
-from drag_core.compare import Comparer, export_tables, to_csv, to_json
-from drag_core.config import Settings
-from drag_core.describe.extractive import ExtractiveSummarizer
-from drag_core.embeddings import Embedder
+from drag_core.app.compare import Comparer, export_tables, to_csv, to_json
+from drag_core.config import LLMConfig, Settings
 from drag_core.engine import Engine, default_summarizer
+from drag_core.ingest.describe.extractive import ExtractiveSummarizer
+from drag_core.models.embeddings import Embedder
 from drag_core.search import STRATEGIES, SearchParams
 
 SENTINEL = "sk-SENTINEL-7f3a9c"
@@ -81,7 +81,7 @@ def test_the_api_key_stays_secret_through_ingest_search_and_export(
     caplog.set_level(logging.DEBUG)  # the openai and httpx clients' debug records too
     cache = tmp_path / "description-cache.sqlite"
     with FakeLLM(PerPrompt(ECHOES)) as fake:
-        summarizer = default_summarizer(llm_env(fake.url))
+        summarizer = default_summarizer(LLMConfig.from_env(llm_env(fake.url)))
         engine = make_engine(store=str(tmp_path / "qdrant"), cache_path=cache, summarizer=summarizer)
         report = engine.ingest_paths([PDF])[0]
     assert report.status == "indexed", report.line()

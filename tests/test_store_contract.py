@@ -14,13 +14,15 @@ import pytest
 from conftest import FINANCE
 
 from drag_core.config import Settings
-from drag_core.describe.cache import DescriptionCache
-from drag_core.describe.describer import Describer
-from drag_core.describe.extractive import ExtractiveSummarizer
 from drag_core.engine import Engine
 from drag_core.fusion import classic_rrf_score
-from drag_core.lease import Lease, ended_here
-from drag_core.loading import load_path
+from drag_core.ingest.describe.cache import DescriptionCache
+from drag_core.ingest.describe.describer import Describer
+from drag_core.ingest.describe.extractive import ExtractiveSummarizer
+from drag_core.ingest.lease import Lease, ended_here
+from drag_core.ingest.loading import load_path
+from drag_core.ingest.tree import build_tree
+from drag_core.ingest.vector_text import VectorPolicy, dense_vectors, sparse_texts
 from drag_core.store import (
     DENSE,
     ENGINES,
@@ -30,11 +32,10 @@ from drag_core.store import (
     NodeStore,
     QueryVectors,
     Scope,
+    ScopeKind,
     StoreError,
     open_store,
 )
-from drag_core.tree import build_tree
-from drag_core.vector_text import VectorPolicy, dense_vectors, sparse_texts
 
 FILES = ("AMCOR_2022_8K_dated-2022-07-01.pdf", "PEPSICO_2023_8K_dated-2023-05-05.pdf")
 QUERY = "supplemental indenture trustee notes due 2032"
@@ -156,7 +157,11 @@ def test_ranking_scopes_and_qdrants_rrf(filled, documents, query, k: int) -> Non
     before = filled.round_trips
     (by_ids, roots, leaves), ms = filled.rank(
         query,
-        [Scope(ids=group, limit=len(group)), Scope(kind="roots", limit=10), Scope(kind="leaves", limit=6)],
+        [
+            Scope(ids=group, limit=len(group)),
+            Scope(kind=ScopeKind.ROOTS, limit=10),
+            Scope(kind=ScopeKind.LEAVES, limit=6),
+        ],
         k,
     )
     assert filled.round_trips == before + 1 and ms >= 0
@@ -175,7 +180,7 @@ def test_ranking_scopes_and_qdrants_rrf(filled, documents, query, k: int) -> Non
 
 
 def test_one_vector_alone_ranks_by_that_vector(filled, query) -> None:
-    ((ranking,), _) = filled.rank(query, [Scope(kind="leaves", limit=5, using=(DENSE,))], 60)
+    ((ranking,), _) = filled.rank(query, [Scope(kind=ScopeKind.LEAVES, limit=5, using=(DENSE,))], 60)
     assert [c.dense_rank for c in ranking] == [1, 2, 3, 4, 5]
     assert all(c.fused == pytest.approx(1 / (60 + c.dense_rank), rel=1e-6) for c in ranking)
 
@@ -187,7 +192,7 @@ def test_both_engines_rank_alike(documents, query) -> None:
         store.ensure_collection(384)
         for document in documents:
             store.write_document(*document)
-        (leaves,), _ = store.rank(query, [Scope(kind="leaves", limit=10)], 60)
+        (leaves,), _ = store.rank(query, [Scope(kind=ScopeKind.LEAVES, limit=10)], 60)
         rankings.append(leaves)
         store.close()
     edge, local = map(_untied, rankings)
@@ -299,7 +304,7 @@ def test_persists_across_reopen_and_one_process_per_folder(open_, documents, que
     folder = str(tmp_path / "index")
     first = open_(folder)
     first.write_document(*documents[0])
-    everything = [Scope(kind="leaves", limit=50)]
+    everything = [Scope(kind=ScopeKind.LEAVES, limit=50)]
     (before,), _ = first.rank(query, everything, 60)
     if isinstance(first, EdgeStore):  # local mode's lock is per process, Edge's per open shard
         with pytest.raises(StoreError, match="in use"):

@@ -7,11 +7,11 @@ import random
 import pytest
 from conftest import FINANCE, PDFS
 
-from drag_core.describe.cache import DescriptionCache
-from drag_core.describe.describer import Describer
-from drag_core.describe.extractive import ExtractiveSummarizer
-from drag_core.loading import LoadedDocument, load_path
-from drag_core.tree import build_tree, parent_count, plan_groups
+from drag_core.ingest.describe.cache import DescriptionCache
+from drag_core.ingest.describe.describer import Describer
+from drag_core.ingest.describe.extractive import ExtractiveSummarizer
+from drag_core.ingest.loading import LoadedDocument, load_path
+from drag_core.ingest.tree import build_tree, parent_count, plan_groups
 from drag_core.types import Node, Page
 
 

@@ -2,7 +2,8 @@
 
 Results go to stdout (tables for people, ``--json`` for machines); progress and errors go to stderr. Exit codes:
 0 ok, 1 some file failed or nothing was found, 2 bad usage or an unusable store. Start-up is kept short: the
-embedding models, Qdrant and plotly are imported only by the commands that use them.
+embedding models and Qdrant are imported only by the commands that use them (plotly and Streamlit never: they
+belong to the app, ``drag_core.app``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 
 from drag_core.cli.commands import COMMANDS, UsageError
 from drag_core.cli.parser import build_parser
+from drag_core.config import Settings
 
 __all__ = ["build_parser", "main"]
 
@@ -23,7 +25,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "drag") -> int:
     # A failed file is reported once, on its result line; library warnings would repeat it on stderr.
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s: %(message)s")
     try:
-        return COMMANDS[args.command](args)
+        settings = Settings.from_env(store=getattr(args, "store", None))  # the only read of the environment
+        return COMMANDS[args.command](args, settings)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

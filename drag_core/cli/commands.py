@@ -16,11 +16,27 @@ from drag_core.cli.progress import IngestProgress
 from drag_core.text import counted
 
 if TYPE_CHECKING:
+    from drag_core.config import Settings
     from drag_core.engine import Engine
     from drag_core.types import Node
 
+__all__ = [
+    "COMMANDS",
+    "Command",
+    "UsageError",
+    "command",
+    "docs",
+    "evaluate",
+    "ingest",
+    "open_engine",
+    "remove",
+    "search",
+    "sweep",
+    "tree",
+]
+
 T = TypeVar("T")
-Command = Callable[[argparse.Namespace], int]
+Command = Callable[[argparse.Namespace, "Settings"], int]
 COMMANDS: dict[str, Command] = {}
 
 
@@ -36,13 +52,13 @@ def command(name: str) -> Callable[[Command], Command]:
     return register
 
 
-def open_engine(args: argparse.Namespace, read: bool = True, models: bool = True) -> Engine:
-    """The engine of ``--store``; a read command refuses a folder with no index (and creates nothing).
-    ``models``: whether the command will load embedding models (only said on a terminal)."""
-    from drag_core.config import Settings
+def open_engine(
+    args: argparse.Namespace, settings: Settings, read: bool = True, models: bool = True
+) -> Engine:
+    """The engine of the settings (``--store`` applied); a read command refuses a folder with no index (and
+    creates nothing). ``models``: whether the command will load embedding models (only said on a terminal)."""
     from drag_core.store import index_exists
 
-    settings = Settings.from_env(store=args.store)
     if read and not index_exists(settings):
         raise UsageError(f"no index at {Path(settings.store).resolve()}: ingest first or pass --store")
     if not args.quiet and not args.json and sys.stderr.isatty():
@@ -59,8 +75,8 @@ def _print_json(data: object) -> None:
 
 
 @command("ingest")
-def ingest(args: argparse.Namespace) -> int:
-    engine = open_engine(args, read=False)
+def ingest(args: argparse.Namespace, settings: Settings) -> int:
+    engine = open_engine(args, settings, read=False)
     reports = []
     with IngestProgress(len(args.paths), quiet=args.quiet) as progress:
         for report in engine.iter_ingest_paths(args.paths, progress=progress):
@@ -75,9 +91,9 @@ def ingest(args: argparse.Namespace) -> int:
 
 
 @command("search")
-def search(args: argparse.Namespace) -> int:
-    engine = open_engine(args)
-    result = engine.search(args.query, args.strategy, search_params(args, {"rrf_k": engine.settings.rrf_k}))
+def search(args: argparse.Namespace, settings: Settings) -> int:
+    engine = open_engine(args, settings)
+    result = engine.search(args.query, args.strategy, search_params(args, settings.search))
     engine.close()
     if args.json:
         data = result.to_json()
@@ -90,12 +106,13 @@ def search(args: argparse.Namespace) -> int:
 
 def _read(
     args: argparse.Namespace,
+    settings: Settings,
     ask: Callable[[Engine], T],
     as_json: Callable[[T], object],
     show: Callable[[T], None],
 ) -> int:
     """Open the index, ask it one thing, close it, print the answer as JSON or for people."""
-    engine = open_engine(args, models=False)
+    engine = open_engine(args, settings, models=False)
     try:
         answer = ask(engine)
     finally:
@@ -108,9 +125,10 @@ def _read(
 
 
 @command("docs")
-def docs(args: argparse.Namespace) -> int:
+def docs(args: argparse.Namespace, settings: Settings) -> int:
     return _read(
         args,
+        settings,
         lambda engine: engine.documents(),
         lambda infos: [d.__dict__ for d in infos],
         lambda infos: console().print(docs_table(infos)),
@@ -118,20 +136,25 @@ def docs(args: argparse.Namespace) -> int:
 
 
 @command("tree")
-def tree(args: argparse.Namespace) -> int:
+def tree(args: argparse.Namespace, settings: Settings) -> int:
     def show(nodes: list[Node]) -> None:
         print(f"{args.file}: {counted(len(nodes), 'node')} (pages, level, id, keywords)")
         print("\n".join(tree_lines(nodes)))
 
     return _read(
-        args, lambda engine: engine.tree(args.file), lambda nodes: [n.payload() for n in nodes], show
+        args,
+        settings,
+        lambda engine: engine.tree(args.file),
+        lambda nodes: [n.payload() for n in nodes],
+        show,
     )
 
 
 @command("remove")
-def remove(args: argparse.Namespace) -> int:
+def remove(args: argparse.Namespace, settings: Settings) -> int:
     return _read(
         args,
+        settings,
         lambda engine: engine.remove(args.file),
         lambda removed: {"file_name": args.file, "removed_nodes": removed},
         lambda removed: print(f"removed {args.file} ({counted(removed, 'node')})"),
@@ -139,14 +162,14 @@ def remove(args: argparse.Namespace) -> int:
 
 
 @command("eval")
-def evaluate(args: argparse.Namespace) -> int:
+def evaluate(args: argparse.Namespace, settings: Settings) -> int:
     from drag_core.evaluation.commands import eval_command
 
-    return eval_command(args)
+    return eval_command(args, settings)
 
 
 @command("sweep")
-def sweep(args: argparse.Namespace) -> int:
+def sweep(args: argparse.Namespace, settings: Settings) -> int:
     from drag_core.evaluation.commands import sweep_command
 
-    return sweep_command(args)
+    return sweep_command(args, settings)

@@ -21,6 +21,19 @@ if TYPE_CHECKING:
     from drag_core.search import SearchResult
     from drag_core.types import Node
 
+__all__ = [
+    "KEYWORDS_SHOWN",
+    "PIPE_WIDTH",
+    "SUMMARY_CHARS",
+    "console",
+    "cosines",
+    "cut",
+    "docs_table",
+    "search_table",
+    "short_ids",
+    "tree_lines",
+]
+
 SUMMARY_CHARS = 100
 KEYWORDS_SHOWN = 6
 #: Width of a table written to a pipe or a file (a terminal uses its own width).

@@ -1,7 +1,7 @@
 """The command line: every command's options, with the strategies and the search knobs described in ``--help``.
 
 The knobs are generated from ``SearchParams`` (name, type, default and the docstring's words), so the CLI
-cannot drift from the library's defaults. Building the parser imports no model, no Qdrant and no plotly.
+cannot drift from the library's defaults. Building the parser imports no model and no Qdrant.
 """
 
 from __future__ import annotations
@@ -11,16 +11,28 @@ import re
 from dataclasses import MISSING, fields
 from typing import Any
 
+from drag_core.config import SEARCH_ENV
 from drag_core.evaluation.options import add_parsers
 from drag_core.knee import KNEE_METHODS
 from drag_core.search import SCORE_SOURCES, STRATEGIES, SearchParams
+
+__all__ = [
+    "CHOICES",
+    "DEFAULT_STRATEGY",
+    "FLAGS",
+    "METAVARS",
+    "TYPES",
+    "add_search_knobs",
+    "build_parser",
+    "field_help",
+    "search_params",
+    "strategy_description",
+]
 
 DEFAULT_STRATEGY = "adaptive"
 #: Knobs whose flag is not the field name (kept for the tools that already call it that way).
 FLAGS = {"knee_method": "--knee"}
 CHOICES: dict[str, tuple[str, ...]] = {"knee_method": KNEE_METHODS, "score_source": SCORE_SOURCES}
-#: Knobs whose default comes from the environment when the option is not given.
-FROM_ENV = {"rrf_k": "DRAG_RRF_K"}
 
 
 def strategy_description(strategy: object) -> str:
@@ -51,35 +63,38 @@ def _optional_int(text: str) -> int | None:
 
 
 METAVARS = {"float": "X", "int | None": "N|none"}
-TYPES: dict[str, Any] = {"int": int, "float": float, "str": str, "int | None": _optional_int}
+TYPES: dict[str, Any] = {
+    "int": int,
+    "float": float,
+    "str": str,
+    "ScoreSource": str,
+    "int | None": _optional_int,
+}
 
 
 def add_search_knobs(parser: argparse.ArgumentParser) -> None:
-    """One option per ``SearchParams`` field, defaulting to ``SearchParams()``."""
+    """One option per ``SearchParams`` field; an option not given takes the settings' default
+    (``Settings.search``: ``SearchParams()`` with the environment's values, see ``SEARCH_ENV``)."""
     knobs = parser.add_argument_group("search knobs (each strategy reads the ones that concern it)")
     words = field_help(SearchParams)
     for field in fields(SearchParams):
-        default = None if field.name in FROM_ENV else field.default
         shown = field.default if field.default is not MISSING else "none"
-        where = f"{FROM_ENV[field.name]} or {shown}" if field.name in FROM_ENV else str(shown).lower()
+        where = f"{SEARCH_ENV[field.name]} or {shown}" if field.name in SEARCH_ENV else str(shown).lower()
         knobs.add_argument(
             FLAGS.get(field.name, "--" + field.name.replace("_", "-")),
             dest=field.name,
             type=TYPES[str(field.type)],
             choices=CHOICES.get(field.name),
-            default=default,
+            default=argparse.SUPPRESS,  # not given: no attribute, so an explicit "none" stays None
             metavar=None if field.name in CHOICES else METAVARS.get(str(field.type), "N"),
             help=f"{words.get(field.name, field.name).rstrip('.')} (default: {where})",
         )
 
 
-def search_params(args: argparse.Namespace, env_defaults: dict[str, Any]) -> SearchParams:
-    """The parameters of a parsed ``search``: the options given, else the environment's, else SearchParams'."""
-    values = {f.name: getattr(args, f.name) for f in fields(SearchParams)}
-    for name in FROM_ENV:
-        if values[name] is None:
-            values[name] = env_defaults.get(name, getattr(SearchParams(), name))
-    return SearchParams(**values)
+def search_params(args: argparse.Namespace, defaults: SearchParams) -> SearchParams:
+    """The parameters of a parsed ``search``: the options given, else ``defaults`` (the settings')."""
+    given = {f.name: getattr(args, f.name) for f in fields(SearchParams) if hasattr(args, f.name)}
+    return defaults.with_(**given)
 
 
 def _strategies_epilog() -> str:

@@ -25,7 +25,9 @@ from rich.progress import (
 )
 
 if TYPE_CHECKING:
-    from drag_core.ingest import ProgressEvent
+    from drag_core.ingest.pipeline import ProgressEvent
+
+__all__ = ["PLAIN_EVERY", "IngestProgress"]
 
 PLAIN_EVERY = 2.0
 

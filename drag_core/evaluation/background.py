@@ -21,13 +21,30 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from drag_core.config import Settings
 from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, load_dataset
 from drag_core.evaluation.index import MANIFEST, default_folder, open_index
-from drag_core.ingest import ProgressEvent
-from drag_core.vector_text import VectorPolicy
+from drag_core.ingest.pipeline import ProgressEvent
+from drag_core.ingest.vector_text import VectorPolicy
+
+__all__ = [
+    "NICE",
+    "SECONDS_PER_PAGE",
+    "SECONDS_PER_PASSAGE",
+    "STATUS_EVERY_S",
+    "TEXT_PAGE_BYTES",
+    "EvalJob",
+    "JobStage",
+    "Plan",
+    "Status",
+    "count_pages",
+    "plan",
+    "run",
+]
 
 #: Priority of the child (``os.nice`` increment): the app's searches come first.
 NICE = 10
@@ -75,9 +92,10 @@ def count_pages(dataset: Dataset) -> int:
     return total
 
 
-def plan(dataset: Dataset, policy: VectorPolicy) -> Plan:
-    """Whether the data set's default index is built for ``policy`` and, if not, what indexing it costs."""
-    manifest = default_folder(dataset, policy) / MANIFEST
+def plan(dataset: Dataset, policy: VectorPolicy, settings: Settings) -> Plan:
+    """Whether the data set's default index is built for ``policy`` and the settings (BM25 constants, PDF
+    engine) and, if not, what indexing it costs."""
+    manifest = default_folder(dataset, policy, settings) / MANIFEST
     if manifest.is_file():
         built = json.loads(manifest.read_text())
         if (
@@ -91,19 +109,29 @@ def plan(dataset: Dataset, policy: VectorPolicy) -> Plan:
     return Plan(False, files, pages, pages * per_page)
 
 
+class JobStage(StrEnum):
+    """Where an evaluation in the background is."""
+
+    STARTING = "starting"
+    INDEXING = "indexing"
+    QUERYING = "querying"
+    DONE = "done"
+    FAILED = "failed"
+
+
 @dataclass
 class Status:
     """What the child is doing.
 
     Attributes:
-        stage: ``starting``, ``indexing``, ``querying``, ``done``, ``failed``.
+        stage: a ``JobStage``.
         file: the file being indexed, its stage and batch (``done``/``total``).
         files_done: files indexed so far (of ``files``).
         queries_done, queries: the queries evaluated so far and in all.
         error: why it failed.
     """
 
-    stage: str = "starting"
+    stage: str = JobStage.STARTING
     file: str = ""
     file_stage: str = ""
     done: int = 0
@@ -162,9 +190,10 @@ class EvalJob:
             status = Status(**json.loads((self.folder / "status.json").read_text()))
         except (OSError, ValueError):
             status = Status()
-        if self._process.poll() is not None and status.stage not in ("done", "failed"):
+        if self._process.poll() is not None and status.stage not in (JobStage.DONE, JobStage.FAILED):
             log = (self.folder / "log.txt").read_text(errors="replace").strip().splitlines()
-            status.stage, status.error = "failed", log[-1] if log else f"exit code {self._process.returncode}"
+            status.stage = JobStage.FAILED
+            status.error = log[-1] if log else f"exit code {self._process.returncode}"
         return status
 
     @property
@@ -218,30 +247,32 @@ class _Reporter:
         status = self.status
         if event.file_name != status.file and status.file:
             status.files_done += 1
-        status.stage, status.file, status.file_stage = "indexing", event.file_name, event.stage
+        status.stage, status.file, status.file_stage = JobStage.INDEXING, event.file_name, event.stage
         status.done, status.total = event.done, event.total
         self.write()
 
     def query(self, done: int, total: int, query_id: str) -> None:
-        self.status.stage, self.status.queries_done, self.status.queries = "querying", done, total
+        self.status.stage, self.status.queries_done, self.status.queries = JobStage.QUERYING, done, total
         self.write(force=done == total)
 
 
 def run(folder: Path) -> None:
-    """The child: evaluate what ``job.json`` asks, reporting to ``status.json``."""
+    """The child: evaluate what ``job.json`` asks, reporting to ``status.json``. An entry point: its settings
+    are read once here, from the environment the app gave it (its own, with Streamlit secrets laid over)."""
     from drag_core.evaluation.runner import evaluate, parse_spec
     from drag_core.evaluation.sweep import run_sweep
-    from drag_core.search import SearchParams
 
     os.nice(NICE)
+    settings = Settings.from_env()
     request = json.loads((folder / "job.json").read_text())
     dataset = load_dataset(request["dataset"]).subset(int(request["limit"]))
     files = len(dataset.files) if dataset.kind != PASSAGE_KIND else 0
     reporter = _Reporter(folder, Status(files=files, queries=len(dataset.queries)))
     reporter.write(force=True)
     try:
-        specs = [parse_spec(text, SearchParams()) for text in request["runs"]]
-        engine, index = open_index(dataset, None, VectorPolicy(**request["policy"]), progress=reporter.ingest)
+        specs = [parse_spec(text, settings.search) for text in request["runs"]]
+        policy = VectorPolicy(**request["policy"])
+        engine, index = open_index(dataset, settings, policy=policy, progress=reporter.ingest)
         try:
             if request["sweep"]:
                 param, values = request["sweep"]
@@ -253,9 +284,9 @@ def run(folder: Path) -> None:
             engine.close()
         with (folder / "result.pickle").open("wb") as out:
             pickle.dump(result, out)
-        reporter.status.stage = "done"
+        reporter.status.stage = JobStage.DONE
     except Exception as error:  # the page shows why
-        reporter.status.stage, reporter.status.error = "failed", f"{type(error).__name__}: {error}"
+        reporter.status.stage, reporter.status.error = JobStage.FAILED, f"{type(error).__name__}: {error}"
     reporter.write(force=True)
 
 

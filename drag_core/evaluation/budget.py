@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from drag_core.evaluation.datasets import Unit
 from drag_core.evaluation.metrics import bootstrap_interval, mean, recall_at_k
 
+__all__ = ["FLAT_DEPTH", "FLAT_DOC_HIT_K", "BudgetJudgement", "FlatCurve", "doc_hit", "judge"]
+
 FLAT_DEPTH = 20
 FLAT_DOC_HIT_K = 5
 

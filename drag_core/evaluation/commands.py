@@ -7,36 +7,35 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from drag_core.config import Bm25Params, Settings
-from drag_core.embeddings import Embedder
 from drag_core.engine import Engine
+from drag_core.evaluation.chart import Chart, chart_html, recall_chart, sweep_chart
 from drag_core.evaluation.datasets import Dataset, load_dataset
 from drag_core.evaluation.index import corpus_avg_len, open_index
 from drag_core.evaluation.options import CORPUS
 from drag_core.evaluation.report import comparisons, headline, table, write_csv, write_json
 from drag_core.evaluation.runner import Report, RunSpec, evaluate, param_value, parse_spec
 from drag_core.evaluation.sweep import run_sweep
-from drag_core.ingest import ProgressEvent
-from drag_core.search import SearchParams
-from drag_core.vector_text import VectorPolicy
+from drag_core.ingest.pipeline import ProgressEvent
+from drag_core.ingest.vector_text import VectorPolicy
+from drag_core.models.embeddings import Embedder
 
-if TYPE_CHECKING:
-    import plotly.graph_objects as go
+__all__ = ["SWEEP_DIR", "eval_command", "sweep_command"]
 
 #: Where ``sweep`` writes its JSON and plot when no output is named.
 SWEEP_DIR = Path("data/eval/sweeps")
 
 
-def _bm25(args: argparse.Namespace, dataset: Dataset) -> Bm25Params:
-    """The BM25 constants of the options, over those of the environment; ``corpus`` is measured here."""
-    settings = Settings.from_env()
+def _bm25(args: argparse.Namespace, dataset: Dataset, settings: Settings) -> Bm25Params:
+    """The BM25 constants of the options, over those of the settings; ``corpus`` is measured here."""
     configured = settings.bm25
     avg_len = configured.avg_len if args.bm25_avg_len is None else args.bm25_avg_len
     if avg_len == CORPUS:  # the tokens do not depend on the constants: any BM25 embedder counts them
-        avg_len = corpus_avg_len(dataset, Embedder(settings.model_dir))
+        avg_len = corpus_avg_len(dataset, Embedder(settings.model_dir), settings)
         print(f"  BM25 avg_len of {dataset.name}: {avg_len:.1f} tokens", file=sys.stderr)
     return Bm25Params(
         configured.k1 if args.bm25_k1 is None else args.bm25_k1,
@@ -45,12 +44,13 @@ def _bm25(args: argparse.Namespace, dataset: Dataset) -> Bm25Params:
     )
 
 
-def _specs(args: argparse.Namespace) -> list[RunSpec]:
+def _specs(args: argparse.Namespace, settings: Settings) -> list[RunSpec]:
+    """The runs asked for, each over the settings' default parameters with ``--set``'s values."""
     base: dict[str, Any] = {}
     for item in args.set:
         name, _, value = item.partition("=")
         base[name] = param_value(name, value)
-    params = SearchParams(**base)
+    params = settings.search.with_(**base)
     return [parse_spec(text, params) for text in args.strategies]
 
 
@@ -64,18 +64,18 @@ def _ingest_progress(event: ProgressEvent) -> None:
         print(f"  {event.file_name}: {event.stage} {event.done}", file=sys.stderr, flush=True)
 
 
-def _open(args: argparse.Namespace) -> tuple[Dataset, Engine, dict[str, Any]]:
+def _open(args: argparse.Namespace, settings: Settings) -> tuple[Dataset, Engine, dict[str, Any]]:
     dataset = load_dataset(args.dataset, args.split).subset(args.limit)
     policy = VectorPolicy(parent_dense=args.parent_dense, parent_sparse=args.parent_sparse)
     print(f"preparing the index of {dataset.name} ({len(dataset.queries)} queries)", file=sys.stderr)
-    bm25 = _bm25(args, dataset)
-    engine, index = open_index(dataset, args.index, policy, progress=_ingest_progress, bm25=bm25)
+    settings = replace(settings, bm25=_bm25(args, dataset, settings))
+    engine, index = open_index(dataset, settings, args.index, policy, progress=_ingest_progress)
     for line in index["failed"]:
         print(f"  {line}", file=sys.stderr)
     return dataset, engine, index
 
 
-def _write(args: argparse.Namespace, report: Report, figure: Callable[[], go.Figure]) -> None:
+def _write(args: argparse.Namespace, report: Report, chart: Callable[[], Chart]) -> None:
     print(headline(report))
     print(table(report, markdown=args.markdown))
     for line in comparisons(report, args.baseline) if args.baseline else []:
@@ -85,7 +85,7 @@ def _write(args: argparse.Namespace, report: Report, figure: Callable[[], go.Fig
     if args.csv:
         write_csv(report, args.csv)
     if args.plot:
-        figure().write_html(args.plot)
+        Path(args.plot).write_text(chart_html(chart()), encoding="utf-8")
 
 
 def _sweep_outputs(args: argparse.Namespace, dataset: Dataset) -> None:
@@ -98,32 +98,28 @@ def _sweep_outputs(args: argparse.Namespace, dataset: Dataset) -> None:
     print(f"writing {args.json} and {args.plot}", file=sys.stderr)
 
 
-def eval_command(args: argparse.Namespace) -> int:
-    specs = _specs(args)
+def eval_command(args: argparse.Namespace, settings: Settings) -> int:
+    specs = _specs(args, settings)
     if args.baseline and args.baseline not in {s.label for s in specs}:
         raise ValueError(f"--baseline {args.baseline!r} is not one of the runs")
-    dataset, engine, index = _open(args)
+    dataset, engine, index = _open(args, settings)
     try:
         report = evaluate(engine, dataset, specs, _progress, index)
     finally:
         engine.close()
-    from drag_core.evaluation.plots import recall_vs_pages
-
-    _write(args, report, lambda: recall_vs_pages(report))
+    _write(args, report, lambda: recall_chart(report))
     return 0
 
 
-def sweep_command(args: argparse.Namespace) -> int:
-    specs = _specs(args)
+def sweep_command(args: argparse.Namespace, settings: Settings) -> int:
+    specs = _specs(args, settings)
     for value in args.values:  # fail on a bad value before the index is opened
         param_value(args.param, value)
-    dataset, engine, index = _open(args)
+    dataset, engine, index = _open(args, settings)
     _sweep_outputs(args, dataset)
     try:
         result = run_sweep(engine, dataset, specs, args.param, args.values, _progress, index)
     finally:
         engine.close()
-    from drag_core.evaluation.plots import sweep_figure
-
-    _write(args, result.report, lambda: sweep_figure(result))
+    _write(args, result.report, lambda: sweep_chart(result))
     return 0

@@ -20,8 +20,21 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from drag_core.loading import LoadedDocument, document_id
+from drag_core.ingest.loading import LoadedDocument, document_id
 from drag_core.types import Page
+
+__all__ = [
+    "PAGE_KIND",
+    "PASSAGE_KIND",
+    "PASSAGE_PAGE",
+    "Dataset",
+    "Query",
+    "Unit",
+    "find_datasets",
+    "load_dataset",
+    "passage_file",
+    "passages",
+]
 
 Unit = tuple[str, int]
 PASSAGE_PAGE = 0

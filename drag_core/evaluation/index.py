@@ -11,58 +11,62 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from drag_core.config import DEFAULT_BM25, Bm25Params, Settings
-from drag_core.describe.base import Summarizer
-from drag_core.embeddings import Embedder
+from drag_core.config import DEFAULT_BM25, IN_MEMORY, Bm25Params, Settings, default_cache_path
 from drag_core.engine import Engine
 from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, passages
-from drag_core.ingest import IngestReport, ProgressCallback, ProgressEvent
-from drag_core.loading import LoadedDocument
-from drag_core.parsing import PageCache, Parser, page_cache_path
-from drag_core.pdf_text import DEFAULT_PDF_ENGINE
-from drag_core.vector_text import VectorPolicy, titled
+from drag_core.ingest.describe.base import Summarizer
+from drag_core.ingest.loading import LoadedDocument
+from drag_core.ingest.parsing import PageCache, Parser, page_cache_path
+from drag_core.ingest.pipeline import IngestReport, ProgressCallback, ProgressEvent
+from drag_core.ingest.vector_text import VectorPolicy, titled
+from drag_core.models.embeddings import Embedder
+
+__all__ = [
+    "CACHE",
+    "MANIFEST",
+    "PASSAGE_PROGRESS_EVERY",
+    "corpus_avg_len",
+    "default_folder",
+    "documents",
+    "ensure_ingested",
+    "identity",
+    "ingest_dataset",
+    "open_index",
+    "shared_cache",
+]
 
 MANIFEST = "manifest.json"
 CACHE = "description-cache.sqlite"
 PASSAGE_PROGRESS_EVERY = 250
 
 
-def eval_root() -> Path:
-    """Where evaluation indexes live: ``$DRAG_EVAL_DIR``, by default ``data/eval``."""
-    return Settings.from_env().eval_dir
-
-
-def default_folder(
-    dataset: Dataset,
-    policy: VectorPolicy,
-    bm25: Bm25Params = DEFAULT_BM25,
-    pdf_engine: str = DEFAULT_PDF_ENGINE,
-) -> Path:
-    """``data/eval/<data set>/<policy>[-<BM25 constants>][-pdf-<engine>]``: a policy or PDF engine change
-    builds a new index next to the old one (the PDF engine counts for data sets of files only)."""
+def default_folder(dataset: Dataset, policy: VectorPolicy, settings: Settings) -> Path:
+    """``<eval_dir>/<data set>/<policy>[-<BM25 constants>][-pdf-<engine>]``: a policy, BM25 or PDF engine
+    change builds a new index next to the old one (the PDF engine counts for data sets of files only)."""
+    bm25 = settings.bm25
     name = policy.identity + ("" if bm25 == DEFAULT_BM25 else f",bm25,{bm25.identity}")
-    name += "" if dataset.kind == PASSAGE_KIND else f",pdf,{pdf_engine}"
-    return eval_root() / dataset.name / re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-")
+    name += "" if dataset.kind == PASSAGE_KIND else f",pdf,{settings.pdf_engine}"
+    return settings.eval_dir / dataset.name / re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-")
 
 
-def shared_cache(dataset: Dataset) -> Path:
+def shared_cache(dataset: Dataset, settings: Settings) -> Path:
     """The description cache shared by a data set's default index folders (the page cache sits beside it)."""
-    return eval_root() / dataset.name / CACHE
+    return settings.eval_dir / dataset.name / CACHE
 
 
-def documents(dataset: Dataset) -> Iterator[LoadedDocument]:
+def documents(dataset: Dataset, settings: Settings) -> Iterator[LoadedDocument]:
     """Every document of the data set split into pages (files through the shared page cache; files that
     cannot be read are skipped)."""
     if dataset.kind == PASSAGE_KIND:
         yield from passages(dataset)
         return
-    settings = Settings.from_env()
     parser = Parser(
         settings.max_file_bytes,
-        PageCache(page_cache_path(shared_cache(dataset))),
+        PageCache(page_cache_path(shared_cache(dataset, settings))),
         pdf_engine=settings.pdf_engine,
     )
     for load in parser.parse_paths(dataset.files):
@@ -72,11 +76,11 @@ def documents(dataset: Dataset) -> Iterator[LoadedDocument]:
             continue
 
 
-def corpus_avg_len(dataset: Dataset, embedder: Embedder) -> float:
+def corpus_avg_len(dataset: Dataset, embedder: Embedder, settings: Settings) -> float:
     """The mean BM25 length of the data set's pages as they are indexed: the ``avg_len`` BM25 defines."""
     lengths = [
         len(tokens)
-        for document in documents(dataset)
+        for document in documents(dataset, settings)
         for tokens in embedder.bm25_tokens([titled(p.file_name, p.text) for p in document.pages])
     ]
     return sum(lengths) / len(lengths) if lengths else Bm25Params.avg_len
@@ -97,32 +101,34 @@ def identity(dataset: Dataset, engine: Engine) -> dict[str, Any]:
 
 def open_index(
     dataset: Dataset,
+    settings: Settings,
     folder: Path | str | None = None,
     policy: VectorPolicy | None = None,
     embedder: Embedder | None = None,
     summarizer: Summarizer | None = None,
     progress: ProgressCallback | None = None,
-    bm25: Bm25Params = DEFAULT_BM25,
 ) -> tuple[Engine, dict[str, Any]]:
-    """An engine over the data set's index (``:memory:`` for a throw-away one), ingesting what is missing.
+    """An engine over the data set's index (``IN_MEMORY`` for a throw-away one), ingesting what is missing.
 
-    The default folders of one data set share one page and description cache (``data/eval/<data set>/``),
-    so an index for another vector policy neither parses nor describes a page again. Returns the engine and
-    the index identity with ``reused`` (nothing ingested) and ``failed`` (files that could not be ingested).
-    ``bm25`` sets the BM25 constants when no ``embedder`` is given (an embedder brings its own).
+    ``settings`` are the caller's (models, BM25 constants, PDF engine, ``eval_dir``); the index is always an
+    embedded one of its own, never the caller's store or server. The default folders of one data set share
+    one page and description cache (``<eval_dir>/<data set>/``), so an index for another vector policy
+    neither parses nor describes a page again. Returns the engine and the index identity with ``reused``
+    (nothing ingested) and ``failed`` (files that could not be ingested). An ``embedder`` brings its own
+    BM25 constants.
     """
     policy = policy or VectorPolicy()
-    bm25 = embedder.bm25 if embedder else bm25
-    cache = shared_cache(dataset) if folder is None else None
-    folder = str(folder or default_folder(dataset, policy, bm25, Settings.from_env().pdf_engine))
-    memory = folder == ":memory:"
+    if embedder is not None:
+        settings = replace(settings, bm25=embedder.bm25)
+    folder = str(folder or default_folder(dataset, policy, settings))
+    memory = folder == IN_MEMORY
     store = folder if memory else str(Path(folder) / "qdrant")
     if not memory:
         Path(folder).mkdir(parents=True, exist_ok=True)
-    settings = Settings.from_env(
-        store=store, qdrant_url=None, bm25=bm25, **({"cache_path": cache} if cache else {})
-    )
-    engine = Engine(settings, summarizer=summarizer, embedder=embedder, policy=policy)
+    shared = folder == str(default_folder(dataset, policy, settings))
+    cache = shared_cache(dataset, settings) if shared else default_cache_path(store)
+    own = replace(settings, store=store, qdrant_url=None, cache_path=cache)
+    engine = Engine(own, summarizer=summarizer, embedder=embedder, policy=policy)
     return engine, ensure_ingested(engine, dataset, None if memory else Path(folder) / MANIFEST, progress)
 
 

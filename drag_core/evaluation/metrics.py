@@ -15,6 +15,19 @@ import numpy as np
 
 from drag_core.evaluation.datasets import Unit
 
+__all__ = [
+    "BOOTSTRAP_ROUNDS",
+    "bootstrap_interval",
+    "dcg_at_k",
+    "mean",
+    "mrr_at_k",
+    "ndcg_at_k",
+    "nonrelevant_discarded",
+    "paired_difference",
+    "recall_at_k",
+    "right_sized_recall",
+]
+
 BOOTSTRAP_ROUNDS = 2000
 
 

@@ -16,8 +16,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from drag_core.ingest.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
 from drag_core.search import DEFAULT_STRATEGIES
-from drag_core.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
+
+__all__ = ["CORPUS", "add_parsers"]
 
 CORPUS = "corpus"
 

@@ -9,6 +9,20 @@ from pathlib import Path
 from drag_core.evaluation.metrics import paired_difference
 from drag_core.evaluation.runner import BUDGET_METRICS, METRICS, Report, Summary
 
+__all__ = [
+    "COLUMNS",
+    "FIRST",
+    "WITH_INTERVAL",
+    "cell",
+    "comparisons",
+    "headline",
+    "query_rows",
+    "summary_rows",
+    "table",
+    "write_csv",
+    "write_json",
+]
+
 COLUMNS = (
     ("recall@1", "R@1", "{:.3f}"),
     ("recall@5", "R@5", "{:.3f}"),

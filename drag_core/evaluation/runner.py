@@ -29,6 +29,23 @@ from drag_core.search import strategy as strategy_named
 from drag_core.text import approx_tokens
 from drag_core.types import Node
 
+__all__ = [
+    "BUDGET_METRICS",
+    "METRICS",
+    "Outcome",
+    "PageSizes",
+    "Progress",
+    "Report",
+    "RunSpec",
+    "Summary",
+    "evaluate",
+    "measure",
+    "param_value",
+    "parse_spec",
+    "ranked_units",
+    "summarise",
+]
+
 METRICS = (
     "recall@1",
     "recall@5",

@@ -11,6 +11,8 @@ from drag_core.engine import Engine
 from drag_core.evaluation.datasets import Dataset
 from drag_core.evaluation.runner import Progress, Report, RunSpec, evaluate, param_value
 
+__all__ = ["Sweep", "run_sweep", "sweep_specs"]
+
 
 @dataclass
 class Sweep:

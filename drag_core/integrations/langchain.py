@@ -31,6 +31,8 @@ from drag_core.search.base import SearchResult
 from drag_core.store import index_exists
 from drag_core.types import Node
 
+__all__ = ["KNOBS", "DragRetriever"]
+
 KNOBS = frozenset(f.name for f in fields(SearchParams))
 
 
@@ -42,7 +44,9 @@ class DragRetriever(BaseRetriever):
         strategy: a name of ``drag_core.search.STRATEGIES`` (default ``adaptive``).
         params: the search knobs (given as keywords: ``DragRetriever(store=…, sensitivity=2.0)``).
 
-    ``engine=`` shares an open ``Engine`` (e.g. the app's) instead of opening ``store``.
+    ``engine=`` shares an open ``Engine`` (e.g. the app's) instead of opening ``store``; ``settings=`` gives
+    settings resolved elsewhere. Otherwise the settings are read from the environment once, here: knobs not
+    given take their defaults from them (``Settings.search``, e.g. ``DRAG_RRF_K``).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -51,28 +55,35 @@ class DragRetriever(BaseRetriever):
     strategy: str = "adaptive"
     params: SearchParams = Field(default_factory=SearchParams)
     _engine: Engine | None = PrivateAttr(default=None)
+    _settings: Settings = PrivateAttr()
 
     def __init__(
         self,
         store: str | None = None,
         strategy: str = "adaptive",
         engine: Engine | None = None,
+        settings: Settings | None = None,
         **knobs: Any,
     ) -> None:
         strategy_named(strategy)  # ValueError naming the choices for an unknown one
-        params = knobs.pop("params", None) or SearchParams(**{k: knobs.pop(k) for k in KNOBS & set(knobs)})
+        if engine is not None:
+            settings = engine.settings
+        elif settings is None:
+            is_url = (store or "").startswith(("http://", "https://"))
+            settings = Settings.from_env(**{"qdrant_url" if is_url else "store": store})
+        given = {k: knobs.pop(k) for k in KNOBS & set(knobs)}
+        params = knobs.pop("params", None) or settings.search.with_(**given)
         super().__init__(store=store, strategy=strategy, params=params, **knobs)
         self._engine = engine
+        self._settings = settings
 
     @property
     def engine(self) -> Engine:
         """The engine of ``store``, opened on first use; a folder with no index is refused, not created."""
         if self._engine is None:
-            is_url = (self.store or "").startswith(("http://", "https://"))
-            settings = Settings.from_env(**{"qdrant_url" if is_url else "store": self.store})
-            if not index_exists(settings):
-                raise ValueError(f"no index at {settings.store}: ingest documents first")
-            self._engine = Engine(settings)
+            if not index_exists(self._settings):
+                raise ValueError(f"no index at {self._settings.store}: ingest documents first")
+            self._engine = Engine(self._settings)
         return self._engine
 
     def close(self) -> None:

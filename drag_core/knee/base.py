@@ -11,6 +11,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+__all__ = [
+    "SORT_TOLERANCE",
+    "Detector",
+    "KneeResult",
+    "check_limits",
+    "check_sensitivity",
+    "cut",
+    "prepare_scores",
+]
+
 #: Relative tolerance (times the largest absolute score) for an "upward" step that is still accepted as
 #: float noise in a descending ranking.
 SORT_TOLERANCE = 1e-9

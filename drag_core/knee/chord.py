@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["ON_CHORD", "detect", "distances_below_chord"]
+
 #: Distances (in normalised units) at or below this are treated as "on the chord" (float noise of a line).
 ON_CHORD = 1e-9
 

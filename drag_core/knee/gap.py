@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["TOLERANCE", "detect"]
+
 #: Relative tolerance (times the score range) below which a gap's excess is float noise.
 TOLERANCE = 1e-9
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["detect", "difference_curve", "local_maxima"]
+
 
 def difference_curve(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Normalised x values and the Kneedle difference curve of a descending, non-flat ranking.

@@ -2,17 +2,9 @@
 ``SearchParams`` fields it reads) and ``run(ctx)`` (see ``base.Strategy``) in its own module and register it
 in ``STRATEGIES``."""
 
+from drag_core.params import SCORE_SOURCES, SearchParams
 from drag_core.search.adaptive import Adaptive
-from drag_core.search.base import (
-    KNEE_PARAMS,
-    SCORE_SOURCES,
-    SearchContext,
-    SearchParams,
-    SearchResult,
-    Step,
-    StepKind,
-    Strategy,
-)
+from drag_core.search.base import KNEE_PARAMS, SearchContext, SearchResult, Step, StepKind, Strategy
 from drag_core.search.beam import Beam
 from drag_core.search.branch import Branch
 from drag_core.search.flat import Flat, FlatKnee

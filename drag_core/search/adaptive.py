@@ -23,7 +23,9 @@ from __future__ import annotations
 from collections import Counter
 
 from drag_core.search.base import FUSION_DEPTH, KNEE_PARAMS, SearchContext, Step, StepKind
-from drag_core.store import Candidate, Scope
+from drag_core.store import Candidate, Scope, ScopeKind
+
+__all__ = ["Adaptive", "keep_documents", "merge_spans"]
 
 
 class Adaptive:
@@ -36,12 +38,14 @@ class Adaptive:
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         p = ctx.params
         (seeds,) = ctx.rank(
-            [Scope(kind="leaves", limit=FUSION_DEPTH)], StepKind.SEEDS, ["seed pages (all documents)"]
+            [Scope(kind=ScopeKind.LEAVES, limit=FUSION_DEPTH)], StepKind.SEEDS, ["seed pages (all documents)"]
         )
         kept = ctx.knee_cut(seeds, cap=p.roots)
         docs = tuple(dict.fromkeys(c.doc_id for c in kept))
         files = ", ".join(dict.fromkeys(c.file_name for c in kept))
-        scope = Scope(kind="leaves", docs=docs, limit=p.knee_pool, depth=FUSION_DEPTH, scoped_idf=True)
+        scope = Scope(
+            kind=ScopeKind.LEAVES, docs=docs, limit=p.knee_pool, depth=FUSION_DEPTH, scoped_idf=True
+        )
         (pages,) = ctx.rank([scope], StepKind.PAGES, [f"pages of {files}"])
         final = ctx.knee_cut(pages)
         steps = [seeds, pages]

@@ -11,69 +11,29 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
-from drag_core.fusion import DEFAULT_RRF_K
 from drag_core.knee import find_knee
+from drag_core.params import ScoreSource, SearchParams
 from drag_core.store import DENSE, Candidate, NodeStore, QueryVectors, Scope
 from drag_core.types import Node
 
-SCORE_SOURCES = ("rrf", "dense")
+__all__ = [
+    "FUSION_DEPTH",
+    "KNEE_PARAMS",
+    "ROOT_POOL",
+    "SearchContext",
+    "SearchResult",
+    "Step",
+    "StepKind",
+    "Strategy",
+    "suppress",
+]
+
 #: The parameters a knee cut reads (``SearchContext.knee_cut``).
 KNEE_PARAMS = ("knee_method", "sensitivity", "min_keep", "max_keep", "score_source")
 ROOT_POOL = 100
 #: Each vector's list is read this deep (at least as deep as the result) before RRF fuses the lists, so a
 #: top-5 ranking is the head of the same fused ranking a top-50 one is.
 FUSION_DEPTH = 50
-
-
-@dataclass(frozen=True)
-class SearchParams:
-    """Knobs of every strategy (each uses the ones that concern it).
-
-    Attributes:
-        top_k: nodes returned by ``flat``.
-        roots: roots kept by ``branch`` (and the first beam of ``beam``, capped by ``beam_width``); the most seed
-            pages ``adaptive`` keeps.
-        beam_width: survivors per generation of ``beam``.
-        max_iterations: generations at most for the beam searches.
-        rrf_k: classic RRF constant k in 1/(k + rank).
-        knee_method: knee detector (see ``drag_core.knee``).
-        sensitivity: the detector's sensitivity S.
-        min_keep: fewest items a knee cut keeps.
-        max_keep: most items a knee cut keeps (None: no cap).
-        score_source: the curve the knee reads: ``dense`` (raw cosine scores, the default) or ``rrf`` (fused
-            scores, functions of ranks only: their knee follows list length and k more than relevance).
-        knee_pool: how many leaves ``flat-knee`` (and ``adaptive``, in its final ranking) rank before cutting.
-        span_merge: ``adaptive`` returns a parent instead of its pages when at least this many of its
-            children survive the cut (0: never).
-        doc_breadth: ``adaptive`` never drops a document that the first ``doc_breadth`` pages of the flat
-            hybrid ranking show (flat top-k with k = ``doc_breadth``): each such document its answer lacks adds
-            its best page there (0: off).
-    """
-
-    top_k: int = 5
-    roots: int = 3
-    beam_width: int = 5
-    max_iterations: int = 10
-    rrf_k: int = DEFAULT_RRF_K
-    knee_method: str = "kneedle"
-    sensitivity: float = 1.0
-    min_keep: int = 1
-    max_keep: int | None = 5
-    score_source: str = "dense"
-    knee_pool: int = 50
-    span_merge: int = 0
-    doc_breadth: int = 5
-
-    def __post_init__(self) -> None:
-        if self.score_source not in SCORE_SOURCES:
-            raise ValueError(f"score_source must be one of {SCORE_SOURCES}")
-        if min(self.top_k, self.roots, self.beam_width, self.max_iterations, self.knee_pool) < 1:
-            raise ValueError("top_k, roots, beam_width, max_iterations and knee_pool must be ≥ 1")
-        if min(self.span_merge, self.doc_breadth) < 0:
-            raise ValueError("span_merge and doc_breadth must be ≥ 0")
-
-    def with_(self, **changes: Any) -> SearchParams:
-        return replace(self, **changes)
 
 
 class StepKind(StrEnum):
@@ -233,12 +193,14 @@ class SearchContext:
             for c in step.candidates
         ]
 
-    def knee_cut(self, step: Step, cap: int | None = None, source: str | None = None) -> list[Candidate]:
+    def knee_cut(
+        self, step: Step, cap: int | None = None, source: ScoreSource | None = None
+    ) -> list[Candidate]:
         """Cut a step's ranking at the knee of its score curve (``source``, by default ``score_source``: fused
         RRF or dense cosine), keeping at most ``max_keep`` (and ``cap``) items; records the cut and what it
         kept."""
         p = self.params
-        if (source or p.score_source) == "dense":
+        if (source or p.score_source) is ScoreSource.DENSE:
             self.add_cosines(step)
             curve = sorted((c.dense_score or 0.0 for c in step.candidates), reverse=True)
         else:

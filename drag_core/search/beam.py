@@ -5,7 +5,9 @@ beam stops changing or ``max_iterations`` generations have run."""
 from __future__ import annotations
 
 from drag_core.search.base import ROOT_POOL, SearchContext, Step, StepKind, suppress
-from drag_core.store import Candidate, Scope
+from drag_core.store import Candidate, Scope, ScopeKind
+
+__all__ = ["Beam"]
 
 
 class Beam:
@@ -23,7 +25,7 @@ class Beam:
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         p = ctx.params
-        (roots,) = ctx.rank([Scope(kind="roots", limit=ROOT_POOL)], StepKind.ROOTS, ["roots"])
+        (roots,) = ctx.rank([Scope(kind=ScopeKind.ROOTS, limit=ROOT_POOL)], StepKind.ROOTS, ["roots"])
         beam = self.select(ctx, roots, first=True)
         steps = [roots]
         for generation in range(1, p.max_iterations + 1):

@@ -4,7 +4,9 @@ children ranked above their parent, else keep the parent. All parents of a gener
 from __future__ import annotations
 
 from drag_core.search.base import ROOT_POOL, SearchContext, Step, StepKind
-from drag_core.store import Candidate, Scope
+from drag_core.store import Candidate, Scope, ScopeKind
+
+__all__ = ["Branch"]
 
 
 class Branch:
@@ -14,7 +16,7 @@ class Branch:
     params = ("roots", "rrf_k")
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
-        (roots,) = ctx.rank([Scope(kind="roots", limit=ROOT_POOL)], StepKind.ROOTS, ["roots"])
+        (roots,) = ctx.rank([Scope(kind=ScopeKind.ROOTS, limit=ROOT_POOL)], StepKind.ROOTS, ["roots"])
         frontier = roots.keep(roots.candidates[: ctx.params.roots])
         steps, final = [roots], []
         while frontier:

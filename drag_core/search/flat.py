@@ -5,7 +5,9 @@ ranking cut at its knee."""
 from __future__ import annotations
 
 from drag_core.search.base import FUSION_DEPTH, KNEE_PARAMS, SearchContext, Step, StepKind
-from drag_core.store import DENSE, SPARSE, Candidate, Scope
+from drag_core.store import DENSE, SPARSE, Candidate, Scope, ScopeKind
+
+__all__ = ["Flat", "FlatKnee"]
 
 
 class Flat:
@@ -32,7 +34,7 @@ class Flat:
         return f"top-k pages by {vector} alone: an anchor for published numbers"
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
-        scope = Scope(kind="leaves", limit=ctx.params.top_k, using=self.using, depth=FUSION_DEPTH)
+        scope = Scope(kind=ScopeKind.LEAVES, limit=ctx.params.top_k, using=self.using, depth=FUSION_DEPTH)
         (step,) = ctx.rank([scope], StepKind.LEAVES, ["leaves"])
         return step.keep(step.candidates), [step]
 
@@ -44,6 +46,6 @@ class FlatKnee:
     params = ("knee_pool", "rrf_k", *KNEE_PARAMS)
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
-        scope = Scope(kind="leaves", limit=ctx.params.knee_pool, depth=FUSION_DEPTH)
+        scope = Scope(kind=ScopeKind.LEAVES, limit=ctx.params.knee_pool, depth=FUSION_DEPTH)
         (step,) = ctx.rank([scope], StepKind.LEAVES, ["leaves"])
         return ctx.knee_cut(step), [step]

@@ -10,12 +10,15 @@ generations. ``adaptive`` is this project's variant (see its module).
 
 from __future__ import annotations
 
+from drag_core.params import ScoreSource
 from drag_core.search.base import SearchContext, Step, suppress
 from drag_core.search.beam import Beam
 from drag_core.store import Candidate
 
+__all__ = ["KNEE_SOURCE", "KneeBeam"]
+
 #: The curve the article's knee reads: fused RRF scores.
-KNEE_SOURCE = "rrf"
+KNEE_SOURCE = ScoreSource.RRF
 
 
 class KneeBeam(Beam):

@@ -12,49 +12,16 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from drag_core.config import Settings
-from drag_core.store.base import (
-    DENSE,
-    LEAVES,
-    ROOTS,
-    SPARSE,
-    UPSERT_BATCH,
-    Candidate,
-    Hit,
-    NodePoint,
-    NodeStore,
-    QueryVectors,
-    Request,
-    Scope,
-    StoreError,
-    Where,
-    ranking_requests,
-)
+from drag_core.config import IN_MEMORY, Settings
+from drag_core.store import base
+from drag_core.store.base import *  # noqa: F403  (the records and the contract every engine shares)
+from drag_core.store.base import NodeStore, StoreError
 from drag_core.store.edge import EdgeStore, shard_folder
 
-__all__ = [
-    "DENSE",
-    "ENGINES",
-    "LEAVES",
-    "ROOTS",
-    "SPARSE",
-    "UPSERT_BATCH",
-    "Candidate",
-    "ClientStore",
-    "CollectionLayout",
-    "EdgeStore",
-    "Hit",
-    "NodePoint",
-    "NodeStore",
-    "QueryVectors",
-    "Request",
-    "Scope",
-    "StoreError",
-    "Where",
-    "index_exists",
-    "open_store",
-    "ranking_requests",
-]
+#: qdrant-client's store, loaded on first use (``__getattr__``).
+CLIENT_NAMES = ("ClientStore", "CollectionLayout", "open_client")
+
+__all__ = [*base.__all__, *CLIENT_NAMES[:2], "ENGINES", "EdgeStore", "index_exists", "open_store"]
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +32,7 @@ DEFAULT_ENGINE = "edge"
 def __getattr__(name: str) -> Any:
     """qdrant-client (about 1 s to import) is loaded only when its store is used: a search on Qdrant Edge and
     the CLI's ``--help`` never import it."""
-    if name in ("ClientStore", "CollectionLayout", "open_client"):
+    if name in CLIENT_NAMES:
         from drag_core.store import client
 
         return getattr(client, name)
@@ -75,7 +42,7 @@ def __getattr__(name: str) -> Any:
 def index_exists(settings: Settings) -> bool:
     """Whether the settings point at an index: a server (asked when opened), or a folder holding a collection.
     Reading commands check it first, so a mistyped folder is reported instead of created."""
-    if settings.qdrant_url or settings.store == ":memory:":
+    if settings.qdrant_url or settings.in_memory:
         return True
     return _engine_of_folder(settings.store, settings.collection) is not None
 
@@ -96,7 +63,7 @@ def open_store(settings: Settings) -> NodeStore:
 
             layout = CollectionLayout.of(settings)
             return ClientStore(open_client(settings), settings.collection, bool(settings.qdrant_url), layout)
-        return EdgeStore(None if settings.store == ":memory:" else Path(settings.store), settings.collection)
+        return EdgeStore(None if settings.in_memory else Path(settings.store), settings.collection)
     except Exception as error:  # qdrant-client and qdrant-edge raise many types for the same few causes
         raise StoreError(describe_open_error(settings, error)) from None
 
@@ -118,7 +85,7 @@ def describe_open_error(settings: Settings, error: Exception) -> str:
 
 
 def _engine_of_folder(store: str, collection: str) -> str | None:
-    if store == ":memory:":
+    if store == IN_MEMORY:
         return None
     if shard_folder(Path(store), collection).exists():
         return "edge"

@@ -15,15 +15,42 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
 
-from drag_core.embeddings import SparseVector
 from drag_core.errors import DragError
 from drag_core.fusion import qdrant_rrf_k
-from drag_core.lease import LEASE_FIELDS, Lease, abandoned
+from drag_core.ingest.lease import LEASE_FIELDS, Lease, abandoned
+from drag_core.models.embeddings import SparseVector
 from drag_core.types import Node
+
+__all__ = [
+    "CANDIDATE_FIELDS",
+    "DENSE",
+    "INDEXED_FIELDS",
+    "LEAVES",
+    "LISTING_FIELDS",
+    "ROOTS",
+    "SCROLL_PAGE",
+    "SPARSE",
+    "UPSERT_BATCH",
+    "Candidate",
+    "Fields",
+    "Hit",
+    "NodePoint",
+    "NodeStore",
+    "QueryVectors",
+    "Request",
+    "Scope",
+    "ScopeKind",
+    "StoreError",
+    "Where",
+    "candidates",
+    "of_document",
+    "ranking_requests",
+]
 
 log = logging.getLogger(__name__)
 
@@ -71,13 +98,20 @@ def of_document(doc_id: str, file_name: str | None = None) -> Where:
     return Where(equals=(("doc_id", doc_id), *of_file))
 
 
+class ScopeKind(StrEnum):
+    """Which nodes a scope without explicit ids ranks."""
+
+    ROOTS = "roots"
+    LEAVES = "leaves"
+
+
 @dataclass(frozen=True)
 class Scope:
     """Which points one ranking compares: explicit ids, or all roots / all leaves.
 
     Attributes:
         ids: the point ids to rank (``HasIdCondition``); None to use ``kind``.
-        kind: ``"roots"`` or ``"leaves"`` when ``ids`` is None.
+        kind: a ``ScopeKind`` when ``ids`` is None.
         limit: how many results to return.
         using: the named vectors fused (both by default; one of them ranks by that vector alone).
         docs: with ``kind``, only the nodes of these document versions (``doc_id``; empty: every document).
@@ -86,7 +120,7 @@ class Scope:
     """
 
     ids: tuple[int, ...] | None = None
-    kind: str | None = None
+    kind: ScopeKind | None = None
     limit: int = 10
     using: tuple[str, ...] = (DENSE, SPARSE)
     docs: tuple[str, ...] = ()
@@ -96,9 +130,9 @@ class Scope:
     def where(self) -> Where:
         if self.ids is not None:
             return Where(ids=self.ids)
-        if self.kind not in ("roots", "leaves"):
+        if self.kind not in tuple(ScopeKind):
             raise ValueError(f"unknown scope {self.kind!r}")
-        where = ROOTS if self.kind == "roots" else LEAVES
+        where = ROOTS if self.kind == ScopeKind.ROOTS else LEAVES
         return Where(equals=where.equals, one_of=(("doc_id", self.docs),)) if self.docs else where
 
 

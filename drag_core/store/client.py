@@ -11,8 +11,8 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from drag_core.config import Settings
-from drag_core.embeddings import SparseVector
+from drag_core.config import IN_MEMORY, Settings
+from drag_core.models.embeddings import SparseVector
 from drag_core.store.base import (
     CANDIDATE_FIELDS,
     DENSE,
@@ -26,6 +26,8 @@ from drag_core.store.base import (
     Request,
     Where,
 )
+
+__all__ = ["ClientStore", "CollectionLayout", "open_client"]
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,8 @@ def open_client(settings: Settings) -> QdrantClient:
         client = QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key, timeout=10)
         client.get_collections()
         return client
-    if settings.store == ":memory:":
-        return QdrantClient(":memory:")
+    if settings.in_memory:
+        return QdrantClient(IN_MEMORY)
     return QdrantClient(path=settings.store)
 
 

@@ -19,6 +19,8 @@ import qdrant_edge as edge
 from drag_core.store import base
 from drag_core.store.base import CANDIDATE_FIELDS, DENSE, SCROLL_PAGE, SPARSE, NodeStore
 
+__all__ = ["CONFIG_FILE", "SCHEMAS", "EdgeStore", "shard_folder"]
+
 CONFIG_FILE = "edge_config.json"
 SCHEMAS = {"integer": edge.PayloadSchemaType.Integer, "keyword": edge.PayloadSchemaType.Keyword}
 

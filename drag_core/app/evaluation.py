@@ -1,0 +1,57 @@
+"""What the Evaluate page asks of ``drag_core.evaluation``: the data sets it can list, what a run costs, a run
+in the background, and the report's tables. No Streamlit here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from drag_core.config import Settings
+from drag_core.evaluation.background import EvalJob, JobStage, Plan, plan
+from drag_core.evaluation.datasets import Dataset, find_datasets, load_dataset
+from drag_core.evaluation.index import MANIFEST, default_folder
+from drag_core.evaluation.report import headline, query_rows, summary_rows
+from drag_core.evaluation.runner import RunSpec, parse_spec
+from drag_core.ingest.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
+
+__all__ = [
+    "PARENT_DENSE_CHOICES",
+    "PARENT_SPARSE_CHOICES",
+    "SWEEPABLE",
+    "EvalJob",
+    "JobStage",
+    "Plan",
+    "VectorPolicy",
+    "find_datasets",
+    "headline",
+    "index_built_at",
+    "load_dataset",
+    "plan",
+    "query_rows",
+    "run_specs",
+    "summary_rows",
+]
+
+#: The parameters the page offers to sweep.
+SWEEPABLE = (
+    "sensitivity",
+    "beam_width",
+    "rrf_k",
+    "score_source",
+    "max_keep",
+    "top_k",
+    "roots",
+    "knee_method",
+)
+
+
+def index_built_at(dataset: Dataset, policy: VectorPolicy, settings: Settings) -> float:
+    """When the data set's index for this policy and these settings was last completed (0: never), so a
+    cached estimate is redone after a run builds it."""
+    manifest = default_folder(dataset, policy, settings) / MANIFEST
+    return manifest.stat().st_mtime if manifest.is_file() else 0.0
+
+
+def run_specs(texts: Iterable[str], settings: Settings) -> list[RunSpec]:
+    """The runs named (``STRATEGY`` or ``STRATEGY:field=value,…``), over the settings' default parameters.
+    Raises ``ValueError`` for an unknown strategy or field."""
+    return [parse_spec(text, settings.search) for text in texts]

@@ -1,0 +1,85 @@
+"""Plotly figures of evaluation reports and sweeps for the Evaluate page: the recall-against-pages chart of
+``drag_core.evaluation.chart`` drawn interactively, and a per-query heat map."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from drag_core.evaluation.chart import PAGES, RECALL, TITLES, Chart, Series, recall_chart, sweep_chart
+from drag_core.evaluation.runner import Report
+from drag_core.evaluation.sweep import Sweep
+
+__all__ = ["chart_figure", "per_query_figure", "recall_vs_pages", "sweep_figure"]
+
+
+def _error(values: list[float | None], bounds: list[tuple[float, float] | None]) -> dict:
+    """Asymmetric error bars from the intervals (none where a value or an interval is missing)."""
+    pairs = list(zip(values, bounds))
+    if not pairs or any(v is None or b is None for v, b in pairs):
+        return {"visible": False}
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [high - v for v, (_, high) in pairs],  # type: ignore[misc]
+        "arrayminus": [v - low for v, (low, _) in pairs],  # type: ignore[misc]
+    }
+
+
+def _trace(series: Series) -> go.Scatter:
+    if series.baseline:
+        return go.Scatter(
+            x=series.x,
+            y=series.y,
+            mode="lines+markers",
+            marker={"size": 4},
+            line={"color": "lightgray", "width": 3},
+            name=series.name,
+            hovertemplate="flat top-%{x}: recall %{y:.3f}<extra></extra>",
+        )
+    return go.Scatter(
+        x=series.x,
+        y=series.y,
+        error_x=_error(series.x, series.x_error),
+        error_y=_error(series.y, series.y_error),
+        mode="lines+markers+text" if series.line else "markers+text",
+        text=series.labels,
+        textposition="top center",
+        name=series.name,
+    )
+
+
+def chart_figure(chart: Chart) -> go.Figure:
+    """A ``Chart`` as a plotly figure: pages (log) against recall, 95 % error bars, the flat curve under."""
+    figure = go.Figure([_trace(s) for s in chart.series])
+    figure.update_layout(title=chart.title, xaxis_title=TITLES[PAGES], yaxis_title=chart.y_title)
+    figure.update_xaxes(type="log")  # runs return from 1 to 100+ pages
+    return figure
+
+
+def recall_vs_pages(report: Report, recall: str = RECALL) -> go.Figure:
+    """One point per run against the flat top-k curve (``chart.recall_chart``)."""
+    return chart_figure(recall_chart(report, recall))
+
+
+def sweep_figure(sweep: Sweep, recall: str = RECALL) -> go.Figure:
+    """One line per strategy through the swept values (``chart.sweep_chart``)."""
+    return chart_figure(sweep_chart(sweep, recall))
+
+
+def per_query_figure(report: Report, metric: str = RECALL) -> go.Figure:
+    """A heat map of one metric per query (rows) and run (columns)."""
+    labels = [s.spec.label for s in report.summaries]
+    queries = list(dict.fromkeys(o.query_id for o in report.outcomes))
+    value = {(o.query_id, o.label): o.values.get(metric) for o in report.outcomes}
+    figure = go.Figure(
+        go.Heatmap(
+            z=[[value.get((q, label)) for label in labels] for q in queries],
+            x=labels,
+            y=queries,
+            colorscale="Viridis",
+            zmin=0,
+            zmax=1 if metric != PAGES else None,
+        )
+    )
+    figure.update_layout(title=f"{TITLES.get(metric, metric)} per query", height=max(300, 18 * len(queries)))
+    return figure

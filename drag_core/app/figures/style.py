@@ -1,0 +1,37 @@
+"""What every figure shares: the font, and the short plain-text names and snippets of nodes.
+
+Plotly renders a subset of HTML in titles, labels and hover text, so every text that comes from a document
+(file names, summaries, keywords) is HTML-escaped before it goes into a figure (``escaped_lines``).
+"""
+
+from __future__ import annotations
+
+import html
+import textwrap
+
+from drag_core.store import Candidate
+from drag_core.text import page_span
+from drag_core.types import Node
+
+__all__ = ["FONT", "HOVER_CHARS", "SNIPPET_CHARS", "escaped_lines", "node_label", "snippet"]
+
+SNIPPET_CHARS = 200
+HOVER_CHARS = 320
+FONT = {"family": "DejaVu Sans, Arial, sans-serif", "size": 12}
+
+
+def node_label(node: Node | Candidate) -> str:
+    """Short plain-text name of a node: level and pages (and ``root``)."""
+    root = " · root" if node.parent_id == -1 else ""
+    return f"L{node.level} · {page_span(node.page_start, node.page_end)}{root}"
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else textwrap.shorten(flat, limit, placeholder=" …")
+
+
+def escaped_lines(text: str, width: int = 60) -> str:
+    """``text`` wrapped at ``width`` characters, each line HTML-escaped, joined by ``<br>``."""
+    return "<br>".join(html.escape(line) for line in textwrap.wrap(text, width))

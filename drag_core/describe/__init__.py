@@ -1,5 +1,0 @@
-"""Describing pages and groups: the ``Summarizer`` interface and its implementations."""
-
-from drag_core.describe.base import Summarizer, merge_keywords
-
-__all__ = ["Summarizer", "merge_keywords"]

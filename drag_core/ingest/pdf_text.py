@@ -1,0 +1,160 @@
+"""Text of each page of a PDF, by one of two engines: PDFium (``pypdfium2``, the default) or pypdf.
+
+PDFium (Chrome's PDF engine, C++) reads 20–60× more pages a second than pure-Python pypdf and keeps the spaces
+between words where pypdf glues them together in some PDFs (measured, docs/benchmarks.md). Both engines
+answer the same way: a ``PdfError`` with a one-line reason for a file that cannot be read, and an empty page
+(with a warning) for one page that cannot.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import threading
+from collections.abc import Callable
+
+__all__ = [
+    "DEFAULT_PDF_ENGINE",
+    "PDFIUM_HYPHEN",
+    "PDF_ENGINES",
+    "PdfError",
+    "broken",
+    "check_engine",
+    "engine_version",
+    "first_line",
+    "pdf_pages",
+]
+
+log = logging.getLogger(__name__)
+
+PDF_ENGINES = ("pdfium", "pypdf")
+DEFAULT_PDF_ENGINE = "pdfium"
+PDFIUM_HYPHEN = "\ufffe"  # what PDFium gives for a hyphen the PDF marks as a possible line break
+# PDFium is not thread-safe: one call at a time in a process (the app's sessions share one process). A fork
+# taken while another thread holds the lock would leave it held in the child, so the child gets a new one.
+_PDFIUM_LOCK = threading.Lock()
+
+
+def _new_pdfium_lock() -> None:
+    global _PDFIUM_LOCK
+    _PDFIUM_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_pdfium_lock)
+
+
+class PdfError(Exception):
+    """A PDF that cannot be read; ``str(error)`` is a one-line reason."""
+
+
+def engine_version(engine: str) -> str:
+    """The engine and its library version (part of the page cache key: another version may read other text)."""
+    if engine == "pdfium":
+        import pypdfium2
+
+        return f"pdfium-{pypdfium2.PYPDFIUM_INFO}-{pypdfium2.PDFIUM_INFO}"
+    from pypdf import __version__
+
+    return f"pypdf-{__version__}"
+
+
+def check_engine(engine: str) -> str:
+    """``engine`` when it is known; raises ``ValueError`` naming the choices."""
+    if engine not in PDF_ENGINES:
+        raise ValueError(f"unknown PDF engine {engine!r}; DRAG_PDF_ENGINE is one of {', '.join(PDF_ENGINES)}")
+    return engine
+
+
+def pdf_pages(data: bytes, max_pages: int, engine: str = DEFAULT_PDF_ENGINE) -> list[str]:
+    """The text of every page, in order (an unreadable page is an empty string). Raises ``PdfError``."""
+    if not data.lstrip()[:5].startswith(b"%PDF"):
+        raise PdfError("not a PDF (no %PDF header)")
+    reader = _pdfium_pages if check_engine(engine) == "pdfium" else _pypdf_pages
+    return [text.replace("\x00", "") for text in reader(data, max_pages)]
+
+
+def _check_count(count: int, max_pages: int) -> None:
+    if count == 0:
+        raise PdfError("PDF has no pages")
+    if count > max_pages:
+        raise PdfError(f"too many pages ({count} > {max_pages})")
+
+
+def _pdfium_pages(data: bytes, max_pages: int) -> list[str]:
+    import pypdfium2 as pdfium
+
+    with _PDFIUM_LOCK:
+        try:
+            document = pdfium.PdfDocument(data)  # tries the empty password, as SEC filings need
+        except pdfium.PdfiumError as error:
+            if "password" in str(error).lower():
+                raise PdfError("PDF is encrypted with a password") from error
+            raise PdfError(broken(data, error)) from error
+        try:
+            _check_count(len(document), max_pages)
+            return [
+                _page_text(lambda i=index: _pdfium_page(document, i), index) for index in range(len(document))
+            ]
+        finally:
+            document.close()
+
+
+def _pdfium_page(document: object, index: int) -> str:
+    page = document[index]  # type: ignore[index]
+    try:
+        text_page = page.get_textpage()
+        try:
+            text = text_page.get_text_range()
+            return text.replace("\r\n", "\n").replace("\r", "\n").replace(PDFIUM_HYPHEN, "-")
+        finally:
+            text_page.close()
+    finally:
+        page.close()
+
+
+def _pypdf_pages(data: bytes, max_pages: int) -> list[str]:
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not _decrypt_with_empty_password(reader):
+            raise PdfError("PDF is encrypted with a password")
+        count = len(reader.pages)
+    except PdfError:
+        raise
+    except Exception as error:  # pypdf raises many types (PdfReadError, ValueError, KeyError, ...) for damage
+        raise PdfError(broken(data, error)) from error
+    _check_count(count, max_pages)
+    return [_page_text(lambda i=index: reader.pages[i].extract_text() or "", index) for index in range(count)]
+
+
+def _decrypt_with_empty_password(reader: object) -> bool:
+    try:
+        return bool(reader.decrypt(""))  # type: ignore[attr-defined]
+    except Exception as error:  # pypdf raises several types here (missing crypto backend among them)
+        raise PdfError(f"PDF is encrypted and cannot be opened ({first_line(error)})") from error
+
+
+def _page_text(read: Callable[[], str], index: int) -> str:
+    try:
+        return read()
+    except Exception as error:  # one unreadable page must not lose the document
+        log.warning(
+            "page %d: text extraction failed (%s); kept as an empty page", index + 1, first_line(error)
+        )
+        return ""
+
+
+def broken(data: bytes, error: Exception) -> str:
+    """The reason for a PDF the engine refused: truncated (no end-of-file marker) or otherwise damaged."""
+    if b"%%EOF" not in data[-2048:]:
+        return f"broken PDF: truncated, the end of the file is missing ({first_line(error)})"
+    return f"broken PDF ({first_line(error)})"
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of an error's message (its type name when empty), at most 200 characters."""
+    message = str(error).strip().splitlines()
+    return (message[0] if message else type(error).__name__)[:200]

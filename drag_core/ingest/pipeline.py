@@ -1,0 +1,302 @@
+"""The ingest pipeline, one way: load → describe → tree → embed → store.
+
+One bad file never spoils the others: each file either ends in the index whole, or not at all, with a
+one-line reason in its report.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from drag_core.config import DEFAULT_SPARSE_MODEL
+from drag_core.ingest.describe.describer import Describer
+from drag_core.ingest.lease import Lease
+from drag_core.ingest.loading import LoadedDocument, LoadError
+from drag_core.ingest.tree import build_tree, parent_count
+from drag_core.ingest.vector_text import VectorPolicy, dense_vectors, sparse_texts
+from drag_core.models.embeddings import Embedder
+from drag_core.store import NodeStore
+from drag_core.text import counted
+from drag_core.types import Description, Node
+
+__all__ = [
+    "STAGES",
+    "CancelCheck",
+    "IngestCancelled",
+    "IngestReport",
+    "IngestStatus",
+    "Ingestor",
+    "ProgressCallback",
+    "ProgressEvent",
+    "built_alike",
+    "failed",
+    "stop_if_asked",
+]
+
+log = logging.getLogger(__name__)
+
+STAGES = ("pages", "summaries", "tree", "vectors", "store")
+
+
+class IngestStatus(StrEnum):
+    """What happened to one file."""
+
+    INDEXED = "indexed"
+    REPLACED = "replaced"  # an older version of the file was replaced
+    UNCHANGED = "unchanged"  # these bytes were indexed already: nothing was done
+    FAILED = "failed"
+    CANCELLED = "cancelled"  # stopped on request before anything was written
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """Progress of one file through one stage.
+
+    Attributes:
+        file_name: the file being ingested.
+        stage: one of ``STAGES``.
+        done: units finished in this stage.
+        total: units in this stage.
+    """
+
+    file_name: str
+    stage: str
+    done: int
+    total: int
+
+
+ProgressCallback = Callable[[ProgressEvent], None]
+#: Asked between batches of every stage before the store: True stops the file (nothing of it is written).
+CancelCheck = Callable[[], bool]
+
+
+class IngestCancelled(Exception):
+    """Someone asked to stop; raised before the store stage, so the index holds nothing of the file."""
+
+
+@dataclass
+class IngestReport:
+    """What happened to one file.
+
+    Attributes:
+        file_name: the file (cleaned name).
+        status: an ``IngestStatus``.
+        reason: one-line reason when failed.
+        pages: pages found.
+        empty_pages: pages with no extractable text.
+        nodes: tree nodes written.
+        seconds: wall time for the file.
+        stage_seconds: wall time per stage.
+        fallbacks: nodes whose LLM description fell back to the offline summariser.
+        doc_id: content hash of the document version.
+    """
+
+    file_name: str
+    status: IngestStatus
+    reason: str = ""
+    pages: int = 0
+    empty_pages: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    fallbacks: int = 0
+    doc_id: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status not in (IngestStatus.FAILED, IngestStatus.CANCELLED)
+
+    def line(self) -> str:
+        """The one-line summary shown to people."""
+        if self.status is IngestStatus.CANCELLED:
+            return f"{self.file_name}: cancelled — {self.reason}"
+        if not self.ok:
+            return f"{self.file_name}: FAILED — {self.reason}"
+        size = f"{counted(self.pages, 'page')}, {counted(self.nodes, 'node')}"
+        if self.status is IngestStatus.UNCHANGED:
+            return f"{self.file_name}: unchanged, already indexed ({size})"
+        fallback = f", {counted(self.fallbacks, 'LLM fallback')}" if self.fallbacks else ""
+        return (
+            f"{self.file_name}: {self.status} — {size}, "
+            f"{counted(self.empty_pages, 'empty page')}{fallback}, {self.seconds:.1f} s"
+        )
+
+
+class Ingestor:
+    """Runs the pipeline for loaded documents against one store.
+
+    Attributes:
+        store, embedder, describer, policy: the parts it wires together.
+        lock: held around store calls only, so searches go on while pages are described and embedded.
+        lease: stamped on every point written (None: no lease, a single writer).
+    """
+
+    def __init__(
+        self,
+        store: NodeStore,
+        embedder: Embedder,
+        describer: Describer,
+        policy: VectorPolicy,
+        lock: AbstractContextManager[Any] | None = None,
+        lease: Lease | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.describer = describer
+        self.policy = policy
+        self.lock = lock if lock is not None else nullcontext()
+        self.lease = lease
+
+    def ingest(
+        self,
+        document: LoadedDocument,
+        progress: ProgressCallback | None = None,
+        cancel: CancelCheck | None = None,
+    ) -> IngestReport:
+        """Index one loaded document, replacing an older version of the same file. ``cancel`` is asked after
+        every batch until the store stage begins; when it says yes, ``IngestCancelled`` is raised and nothing
+        of the document has been written."""
+        started = time.perf_counter()
+        report = IngestReport(
+            document.file_name,
+            IngestStatus.INDEXED,
+            pages=len(document.pages),
+            empty_pages=document.empty_pages,
+            doc_id=document.doc_id,
+        )
+        unchanged = self.unchanged(document.file_name, document.doc_id)
+        if unchanged is not None:
+            return unchanged
+
+        def stage(name: str) -> Callable[[int, int], None]:
+            def report_progress(done: int, total: int) -> None:
+                if name != "store":
+                    stop_if_asked(cancel)
+                if progress:
+                    progress(ProgressEvent(document.file_name, name, done, total))
+
+            return report_progress
+
+        timer = _StageTimer(report)
+        with timer("summaries"):
+            pages = self.describer.pages([p.text for p in document.pages], stage("summaries"))
+        with timer("tree"):
+            nodes = build_tree(document, pages, self._level_describer(len(pages), stage("tree")))
+        report.nodes = len(nodes)
+        report.fallbacks = sum(1 for n in nodes if n.fallback_reason)
+        with timer("vectors"):
+            stage("vectors")(0, len(nodes))
+            dense = dense_vectors(
+                nodes, self.policy, lambda texts: self.embedder.dense(texts, stage("vectors"))
+            )
+            sparse = self.embedder.sparse(sparse_texts(nodes, self.policy))
+            stage("vectors")(len(nodes), len(nodes))
+        _describe_root(nodes[-1], report, self.policy, self.embedder.sparse_identity)
+        stop_if_asked(cancel)  # the last chance: from here on the document is written whole
+        with timer("store"), self.lock:
+            stage("store")(0, len(nodes))
+            previous, same = self._versions(
+                document.file_name, document.doc_id
+            )  # again: another session may have written it meanwhile
+            if same is not None:  # same content built another way: its point ids are ours, so clear it first
+                self.store.delete_document(same.doc_id, same.file_name)
+            self.store.write_document(nodes, dense, sparse, self.lease)
+            for old in previous:
+                if old.doc_id != document.doc_id:
+                    self.store.delete_document(old.doc_id, old.file_name)
+            stage("store")(len(nodes), len(nodes))
+        report.status = IngestStatus.REPLACED if previous else IngestStatus.INDEXED
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _level_describer(
+        self, pages: int, progress: Callable[[int, int], None]
+    ) -> Callable[[list[list[Description]]], list[Description]]:
+        """Describes one tree level per call, reporting progress over all the levels' parents together."""
+        total, finished = parent_count(pages), 0
+
+        def describe_level(groups: list[list[Description]]) -> list[Description]:
+            nonlocal finished
+            described = self.describer.groups(groups, lambda done, _: progress(finished + done, total))
+            finished += len(groups)
+            return described
+
+        return describe_level
+
+    def unchanged(self, file_name: str, doc_id: str) -> IngestReport | None:
+        """The report of a file whose content (``doc_id``) is indexed already, built as this ingestor builds
+        it; None when it must be ingested. Costs one store call: no parse, description or embedding."""
+        with self.lock:
+            _, same = self._versions(file_name, doc_id)
+        if same is None or not built_alike(same, self.policy, self.embedder.sparse_identity):
+            return None
+        return IngestReport(
+            file_name,
+            IngestStatus.UNCHANGED,
+            pages=int(same.extra.get("pages", same.page_end)),
+            empty_pages=int(same.extra.get("empty_pages", 0)),
+            nodes=int(same.extra.get("nodes", 0)),
+            doc_id=doc_id,
+        )
+
+    def _versions(self, file_name: str, doc_id: str) -> tuple[list[Node], Node | None]:
+        """Roots of the indexed versions of a file, and the one with this content (if any)."""
+        previous = self.store.roots(file_name)
+        return previous, next((root for root in previous if root.doc_id == doc_id), None)
+
+
+def built_alike(root: Node, policy: VectorPolicy, sparse_identity: str) -> bool:
+    """Whether an indexed version's vectors were built with this vector policy and sparse identity (roots
+    written before the sparse identity was recorded used the default sparse model)."""
+    sparse = root.extra.get("sparse_model", DEFAULT_SPARSE_MODEL)
+    return root.extra.get("vector_policy") == policy.identity and sparse == sparse_identity
+
+
+def _describe_root(root: Node, report: IngestReport, policy: VectorPolicy, sparse_identity: str) -> None:
+    root.extra = {
+        "pages": report.pages,
+        "empty_pages": report.empty_pages,
+        "nodes": report.nodes,
+        "fallbacks": report.fallbacks,
+        "vector_policy": policy.identity,
+        "sparse_model": sparse_identity,
+        "ingested_at": time.time(),
+    }
+
+
+class _StageTimer:
+    def __init__(self, report: IngestReport) -> None:
+        self.report = report
+
+    def __call__(self, name: str) -> _StageTimer:
+        self._name = name
+        return self
+
+    def __enter__(self) -> None:
+        self._started = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.report.stage_seconds[self._name] = time.perf_counter() - self._started
+
+
+def stop_if_asked(cancel: CancelCheck | None) -> None:
+    """Raise ``IngestCancelled`` when ``cancel`` says to stop."""
+    if cancel is not None and cancel():
+        raise IngestCancelled("stopped before anything was written; the index is unchanged")
+
+
+def failed(file_name: str, error: Exception) -> IngestReport:
+    """The report of a file that could not be ingested (its name as given, control characters dropped)."""
+    known = isinstance(error, LoadError | IngestCancelled)
+    reason = str(error) if known else f"{type(error).__name__}: {str(error)[:200]}"
+    return IngestReport(
+        "".join(ch for ch in file_name if ch.isprintable()),
+        IngestStatus.CANCELLED if isinstance(error, IngestCancelled) else IngestStatus.FAILED,
+        reason=reason.splitlines()[0] if reason else type(error).__name__,
+    )

@@ -1,0 +1,120 @@
+"""What each vector of a node sees — a design decision measured with the evaluation harness (see README).
+
+* ``title``: the file name made readable (``AMCOR_2023_10K.pdf`` → ``AMCOR 2023 10K``); it is prefixed to every
+  text so a question naming a company or a year can find the right document at every level. A name without a
+  letter (``4983.txt``, an evaluation corpus id) is no title and adds nothing.
+* Leaves: dense and sparse read the page text (MiniLM reads the first 256 word pieces; BM25 all of it).
+* Parents, ``parent_dense``: ``"summary"`` embeds title + summary + keywords; ``"centroid"`` takes the normalised
+  mean of the children's dense vectors (so a parent sits among its pages).
+* Parents, ``parent_sparse``: ``"summary"`` indexes title + keywords + summary; ``"subtree"`` indexes all the page
+  text below the node.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+
+import numpy as np
+
+from drag_core.types import Node
+
+__all__ = [
+    "PARENT_DENSE_CHOICES",
+    "PARENT_SPARSE_CHOICES",
+    "VectorPolicy",
+    "dense_vectors",
+    "leaf_text",
+    "sparse_texts",
+    "title_of",
+    "titled",
+]
+
+PARENT_DENSE_CHOICES = ("summary", "centroid")
+PARENT_SPARSE_CHOICES = ("summary", "subtree")
+
+
+@dataclass(frozen=True)
+class VectorPolicy:
+    """Which text each vector sees.
+
+    Attributes:
+        parent_dense: ``"summary"`` or ``"centroid"``.
+        parent_sparse: ``"summary"`` or ``"subtree"``.
+    """
+
+    parent_dense: str = "centroid"
+    parent_sparse: str = "subtree"
+
+    def __post_init__(self) -> None:
+        if self.parent_dense not in PARENT_DENSE_CHOICES or self.parent_sparse not in PARENT_SPARSE_CHOICES:
+            raise ValueError(f"unknown vector policy {self}")
+
+    @property
+    def identity(self) -> str:
+        return f"dense={self.parent_dense},sparse={self.parent_sparse}"
+
+
+def title_of(file_name: str) -> str:
+    """A readable title from a file name ("" when the name holds no letter)."""
+    title = re.sub(r"[_\-.]+", " ", PurePath(file_name).stem).strip()
+    return title if any(c.isalpha() for c in title) else ""
+
+
+def titled(file_name: str, text: str) -> str:
+    """``text`` under the file's title."""
+    title = title_of(file_name)
+    return f"{title}\n{text}" if title else text
+
+
+def _described(node: Node) -> str:
+    return titled(node.file_name, f"{node.summary}\nKeywords: {', '.join(node.keywords)}")
+
+
+def leaf_text(node: Node) -> str:
+    return titled(node.file_name, node.text) if node.text.strip() else _described(node)
+
+
+def sparse_texts(nodes: Sequence[Node], policy: VectorPolicy) -> list[str]:
+    """Text for each node's BM25 vector."""
+    by_id = {n.id: n for n in nodes}
+
+    def below(node: Node) -> str:
+        if node.level == 0:
+            return node.text
+        return "\n".join(below(by_id[c]) for c in node.child_ids)
+
+    out = []
+    for node in nodes:
+        if node.level == 0:
+            out.append(leaf_text(node))
+        elif policy.parent_sparse == "subtree":
+            out.append(titled(node.file_name, below(node)))
+        else:
+            out.append(_described(node))
+    return out
+
+
+def dense_vectors(
+    nodes: Sequence[Node], policy: VectorPolicy, embed: Callable[[list[str]], np.ndarray]
+) -> np.ndarray:
+    """Dense vector of every node: leaves embed their text; parents per ``policy.parent_dense``.
+
+    ``nodes`` are ordered leaves first, parents after their children (as ``tree.build_tree`` returns them).
+    """
+    index = {n.id: i for i, n in enumerate(nodes)}
+    texts = [
+        leaf_text(n) if n.level == 0 else _described(n) if policy.parent_dense == "summary" else None
+        for n in nodes
+    ]
+    embedded_at = [i for i, t in enumerate(texts) if t is not None]
+    embedded = embed([texts[i] for i in embedded_at])
+    vectors = np.zeros((len(nodes), embedded.shape[1]), dtype=np.float32)
+    vectors[embedded_at] = embedded
+    for i, node in enumerate(nodes):
+        if texts[i] is None:
+            mean = vectors[[index[c] for c in node.child_ids]].mean(axis=0)
+            vectors[i] = mean / (np.linalg.norm(mean) or 1.0)
+    return vectors

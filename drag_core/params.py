@@ -1,0 +1,78 @@
+"""``SearchParams``: the knobs of every search strategy, with the library's only defaults.
+
+Its own module (it needs nothing but the RRF convention) so that the settings can carry the default
+parameters of an installation (``Settings.search``: these defaults with ``DRAG_RRF_K`` applied) without
+importing the strategies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from drag_core.fusion import DEFAULT_RRF_K
+
+__all__ = ["SCORE_SOURCES", "ScoreSource", "SearchParams"]
+
+
+class ScoreSource(StrEnum):
+    """The curve a knee cut reads."""
+
+    RRF = "rrf"  # the fused scores: functions of ranks only
+    DENSE = "dense"  # the raw dense cosines, sorted
+
+
+SCORE_SOURCES: tuple[str, ...] = tuple(ScoreSource)
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """Knobs of every strategy (each uses the ones that concern it).
+
+    Attributes:
+        top_k: nodes returned by ``flat``.
+        roots: roots kept by ``branch`` (and the first beam of ``beam``, capped by ``beam_width``); the most seed
+            pages ``adaptive`` keeps.
+        beam_width: survivors per generation of ``beam``.
+        max_iterations: generations at most for the beam searches.
+        rrf_k: classic RRF constant k in 1/(k + rank).
+        knee_method: knee detector (see ``drag_core.knee``).
+        sensitivity: the detector's sensitivity S.
+        min_keep: fewest items a knee cut keeps.
+        max_keep: most items a knee cut keeps (None: no cap).
+        score_source: the curve the knee reads: ``dense`` (raw cosine scores, the default) or ``rrf`` (fused
+            scores, functions of ranks only: their knee follows list length and k more than relevance).
+        knee_pool: how many leaves ``flat-knee`` (and ``adaptive``, in its final ranking) rank before cutting.
+        span_merge: ``adaptive`` returns a parent instead of its pages when at least this many of its
+            children survive the cut (0: never).
+        doc_breadth: ``adaptive`` never drops a document that the first ``doc_breadth`` pages of the flat
+            hybrid ranking show (flat top-k with k = ``doc_breadth``): each such document its answer lacks adds
+            its best page there (0: off).
+    """
+
+    top_k: int = 5
+    roots: int = 3
+    beam_width: int = 5
+    max_iterations: int = 10
+    rrf_k: int = DEFAULT_RRF_K
+    knee_method: str = "kneedle"
+    sensitivity: float = 1.0
+    min_keep: int = 1
+    max_keep: int | None = 5
+    score_source: ScoreSource = ScoreSource.DENSE
+    knee_pool: int = 50
+    span_merge: int = 0
+    doc_breadth: int = 5
+
+    def __post_init__(self) -> None:
+        if self.score_source not in SCORE_SOURCES:
+            raise ValueError(f"score_source must be one of {SCORE_SOURCES}")
+        object.__setattr__(self, "score_source", ScoreSource(self.score_source))
+        if min(self.top_k, self.roots, self.beam_width, self.max_iterations, self.knee_pool) < 1:
+            raise ValueError("top_k, roots, beam_width, max_iterations and knee_pool must be ≥ 1")
+        if min(self.span_merge, self.doc_breadth) < 0:
+            raise ValueError("span_merge and doc_breadth must be ≥ 0")
+
+    def with_(self, **changes: Any) -> SearchParams:
+        return replace(self, **changes)

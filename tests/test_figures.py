@@ -1,0 +1,143 @@
+"""``drag_core.app.figures``: figures and rows from real trees and search results, and document text kept inert."""
+
+from __future__ import annotations
+
+import pytest
+
+from drag_core.app.compare import Comparer, Comparison
+from drag_core.app.figures.cards import cards_html
+from drag_core.app.figures.overlap import overlap_figure
+from drag_core.app.figures.style import node_label, snippet
+from drag_core.app.figures.tree import MARKS, node_marks, selected_node_id, tree_figure
+from drag_core.engine import Engine
+from drag_core.search import SearchParams
+from drag_core.search.base import Step, StepKind
+from drag_core.search.explain import step_title
+from drag_core.store import Candidate
+from drag_core.text import counted, page_span
+from drag_core.types import Node
+
+QUERY = "What was net sales growth in the fourth quarter?"
+
+
+@pytest.fixture(scope="module")
+def comparison(small_engine: Engine) -> Comparison:
+    strategies = ["flat", "flat-knee", "branch", "beam", "adaptive"]
+    return Comparer().compare(small_engine, QUERY, strategies, SearchParams())
+
+
+@pytest.fixture(scope="module")
+def tree(small_engine: Engine) -> list[Node]:
+    document = next(d for d in small_engine.documents() if d.pages > 5)
+    return small_engine.tree(document.file_name)
+
+
+def _node(node_id: int, level: int, start: int, end: int, summary: str = "", **extra: object) -> Node:
+    return Node(
+        node_id,
+        extra.pop("parent_id", 0),
+        list(extra.pop("child_ids", [])),
+        level,
+        "d",
+        "f.pdf",
+        start,
+        end,
+        list(extra.pop("keywords", [])),
+        summary,
+    )
+
+
+def _bars(figure) -> list:
+    """The node bars (not the outline of the selected node)."""
+    return [trace for trace in figure.data if trace.type == "bar" and trace.name != "selected"]
+
+
+def test_tree_figure_draws_every_node_once_over_its_pages(tree: list[Node]) -> None:
+    figure = tree_figure(tree)
+    ids = [i for bar in _bars(figure) for i in bar.customdata]
+    assert sorted(ids) == sorted(n.id for n in tree)
+    by_id = {n.id: n for n in tree}
+    for bar in _bars(figure):
+        for node_id, base, width, level in zip(bar.customdata, bar.base, bar.x, bar.y, strict=True):
+            node = by_id[node_id]
+            assert (base + 0.5, base + width - 0.5) == (node.page_start, node.page_end)
+            assert level == f"L{node.level}"
+    root_level = max(n.level for n in tree)
+    assert list(figure.layout.yaxis.categoryarray) == [f"L{i}" for i in range(root_level + 1)]
+
+
+def test_tree_figure_colours_what_a_search_did_and_outlines_the_selection(
+    tree: list[Node], comparison: Comparison
+) -> None:
+    result = comparison.runs["beam"].result
+    marks = node_marks(result)
+    assert {n.id for n in result.nodes} == {i for i, m in marks.items() if m == "final"}
+    kept = {i for s in result.trace for i in s.kept} - {n.id for n in result.nodes}
+    assert kept == {i for i, m in marks.items() if m == "kept"}
+    root = tree[-1]
+    figure = tree_figure(tree, marks, selected=root.id)
+    legends = {bar.name: set(bar.customdata) for bar in _bars(figure)}
+    in_tree = {n.id for n in tree}
+    for mark, (legend, _) in MARKS.items():
+        expected = {i for i in in_tree if marks.get(i, "other") == mark}
+        assert legends.get(legend, set()) == expected, mark
+    outline = figure.data[-1]
+    assert outline.name == "selected" and list(outline.customdata) == [root.id]
+    assert (outline.base[0] + 0.5, outline.x[0]) == (root.page_start, len(root.pages))
+    assert not [t for t in tree_figure(tree, marks).data if t.name == "selected"]
+
+
+def test_document_text_is_escaped_in_figures() -> None:
+    hostile = '<a href="https://evil.example">click</a> <img src=x onerror=alert(1)>'
+    node = _node(1, 0, 1, 1, summary=hostile, parent_id=-1, keywords=["<b>bold</b>"])
+    hover = tree_figure([node]).data[0].hovertext[0]
+    assert "<a" not in hover and "<img" not in hover and "<b>bold" not in hover
+    assert "&lt;a href=" in hover and "&lt;b&gt;bold" in hover
+
+
+def test_overlap_figure_is_symmetric_with_a_unit_diagonal(comparison: Comparison) -> None:
+    heatmap = overlap_figure(comparison).data[0]
+    z = [list(row) for row in heatmap.z]
+    n = len(comparison.runs)
+    assert len(z) == n and all(z[i][i] == 1.0 for i in range(n))
+    assert all(z[i][j] == z[j][i] for i in range(n) for j in range(n))
+
+
+def test_one_page_is_one_page_in_the_overlap_and_the_cards(small_engine: Engine) -> None:
+    one = Comparer().compare(small_engine, QUERY, ["flat", "flat-dense"], SearchParams(top_k=1))
+    diagonal = overlap_figure(one).data[0].text
+    assert [diagonal[i][i] for i in range(2)] == ["1.00<br>1 page"] * 2
+    card = cards_html(one, 2, 100, 50)
+    assert card.count("<b>1</b> node · <b>1</b> page<br>") == 2 and "pages<br>" not in card
+
+
+def test_counts_read_in_the_right_number() -> None:
+    assert [counted(n, "page") for n in (0, 1, 2, 1200)] == ["0 pages", "1 page", "2 pages", "1,200 pages"]
+    assert counted(1, "leaf", "leaves") == "1 leaf" and counted(3, "leaf", "leaves") == "3 leaves"
+
+
+@pytest.mark.parametrize(
+    ("points", "expected"),
+    [
+        ([], None),
+        ([{"customdata": 7}], 7),
+        ([{"customdata": [8, "x"]}], 8),
+        ([{"x": 1}, {"customdata": 9}], 9),
+    ],
+)
+def test_selected_node_id_reads_plotly_points(points: list, expected: int | None) -> None:
+    assert selected_node_id(points) == expected
+
+
+def test_small_helpers() -> None:
+    assert page_span(3, 3) == "p.3" and page_span(3, 7) == "p.3–7"
+    assert node_label(_node(1, 2, 1, 9, parent_id=-1)) == "L2 · p.1–9 · root"
+    assert snippet("a  b\n c") == "a b c"
+    assert len(snippet("word " * 100, 50)) <= 50
+
+
+def test_a_parent_step_is_titled_by_its_pages() -> None:
+    assert step_title(Step("parent 99", [])) == "parent 99"
+    parent = Candidate(99, -1, (7, 8), 1, "a.pdf", 3, 4, 0.5, 1, 1, 0.9)
+    assert step_title(Step("parent 99", [parent], kind=StepKind.PARENT, node_id=99)) == "parent p.3–4 (L1)"
+    assert step_title(Step("parent 99", [parent])) == "parent 99", "the kind decides, not the name"
