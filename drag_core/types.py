@@ -61,6 +61,8 @@ class Node:
         summary: summary of the node.
         text: page text for leaves, empty for parents.
         summary_source: which summariser produced the summary (and ``fallback_reason`` if any).
+        title: the title of the section the node covers (from the PDF outline or Markdown headings; empty when
+            the file has none).
         extra: further payload (document statistics on roots).
     """
 
@@ -77,6 +79,7 @@ class Node:
     text: str = ""
     summary_source: str = ""
     fallback_reason: str | None = None
+    title: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -141,6 +141,7 @@ class SearchResult:
                     "page_end": n.page_end,
                     "level": n.level,
                     "score": self.scores.get(n.id),
+                    "title": n.title,
                 }
                 for n in self.nodes
             ],
