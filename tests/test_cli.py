@@ -115,7 +115,7 @@ def test_search_json_for_each_strategy(store: Path, strategy: str) -> None:
     assert data["nodes"] and data["trace"]
     assert any(n["file_name"].startswith("AMCOR") for n in data["nodes"])
     for node in data["nodes"]:
-        assert {"id", "file_name", "page_start", "page_end", "level", "score"} == set(node)
+        assert {"id", "file_name", "page_start", "page_end", "level", "score", "title"} <= set(node)
         assert 1 <= node["page_start"] <= node["page_end"]
     covered = {(n["file_name"], p) for n in data["nodes"] for p in range(n["page_start"], n["page_end"] + 1)}
     assert data["pages"] == len(covered), "pages stays a count"
