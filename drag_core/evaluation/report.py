@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from drag_core.evaluation.metrics import paired_difference
-from drag_core.evaluation.runner import BUDGET_METRICS, METRICS, Report, Summary
+from drag_core.evaluation.runner import BUDGET_METRICS, DIAGNOSTIC_METRICS, METRICS, Report, Summary
 
 __all__ = [
     "COLUMNS",
@@ -17,8 +17,10 @@ __all__ = [
     "comparisons",
     "headline",
     "query_rows",
+    "rule_words",
     "summary_rows",
     "table",
+    "verdicts",
     "write_csv",
     "write_json",
 ]
@@ -37,6 +39,9 @@ COLUMNS = (
     ("gain_vs_flat", "gain vs flat@pages", "{:+.3f}"),
     ("doc_hit", "doc hit", "{:.2f}"),
     ("flat_doc_hit", "flat@5 doc hit", "{:.2f}"),
+    ("knee_decides", "knee cut", "{:.0%}"),
+    ("slider_sizes", "slider sizes", "{:.1f}"),
+    ("oracle_share", "oracle share", "{:.0%}"),
 )
 #: What a reader compares first: recall at the run's own budget against flat's (the table's left columns).
 FIRST = ("right_sized_recall", "pages_returned", "gain_vs_flat", "doc_hit", "flat_doc_hit")
@@ -126,13 +131,53 @@ def summary_rows(report: Report) -> list[dict[str, object]]:
     rows = []
     for s in report.summaries:
         row: dict[str, object] = {"strategy": s.spec.label}
-        for metric in dict.fromkeys((*FIRST, *METRICS, *BUDGET_METRICS)):
+        for metric in dict.fromkeys((*FIRST, *METRICS, *BUDGET_METRICS, *DIAGNOSTIC_METRICS)):
             row[metric] = s.means.get(metric)
             bounds = s.intervals.get(metric)
             if metric in WITH_INTERVAL and bounds:
                 row[f"{metric} 95%"] = f"{bounds[0]:.3f}–{bounds[1]:.3f}"
+        row["final cut set by"] = rule_words(s)
+        spread = s.diagnostics.get("pages_distribution")
+        if spread:
+            row["pages min·p10·median·p90·max"] = " · ".join(f"{spread[k]:g}" for k in spread)
         rows.append(row)
     return rows
+
+
+def rule_words(summary: Summary) -> str:
+    """The rules that set a run's final knee cuts, with their shares (``knee 81 %, max_keep 19 %``); empty
+    for a run without knee cuts."""
+    rules = summary.diagnostics.get("cut_rules")
+    if not rules:
+        return ""
+    return ", ".join(f"{name} {share:.0%}" for name, share in rules["final"].items() if share)
+
+
+def verdicts(report: Report) -> list[str]:
+    """One plain sentence per knee run (a run whose searches cut at a knee): does it beat flat at its own
+    budget on this data set?"""
+    knee_runs = {o.label for o in report.outcomes if o.cut_rules}
+    lines = []
+    for s in report.summaries:
+        gain, pages = s.means.get("gain_vs_flat"), s.means.get("pages_returned")
+        bounds = s.intervals.get("gain_vs_flat")
+        if s.spec.label not in knee_runs or gain is None or bounds is None or pages is None:
+            continue
+        at = f"{gain:+.3f} [{bounds[0]:+.3f}, {bounds[1]:+.3f}] at {pages:.1f} pages"
+        if max(abs(gain), abs(bounds[0]), abs(bounds[1])) < 1e-12:
+            lines.append(
+                f"{s.spec.label} does not beat flat on {report.dataset}: on every question it recalls what flat "
+                f"recalls at its budget ({at}), so the cut changes nothing here."
+            )
+        elif gain <= 0:
+            lines.append(f"{s.spec.label} does not beat flat on {report.dataset} at its own budget: {at}.")
+        elif bounds[0] <= 0:
+            lines.append(
+                f"{s.spec.label} is above flat on {report.dataset} at its own budget, but not clearly: {at}."
+            )
+        else:
+            lines.append(f"{s.spec.label} beats flat on {report.dataset} at its own budget: {at}.")
+    return lines
 
 
 def query_rows(report: Report) -> list[dict[str, object]]:
