@@ -93,9 +93,9 @@ def test_the_recorded_bound_names_the_cap_even_when_two_caps_are_equal() -> None
 
 
 def test_the_cut_and_what_the_strategy_kept_after_it_are_both_said() -> None:
-    step = _step(6, 5, most=5, kept=3, bound="max_keep", kept_by="parent/child suppression")
+    step = _step(6, 5, most=5, kept=3, bound="max_keep", kept_by="suppression")
     why = explain(step)
-    assert why.text == "knee at 7 → capped at 5 by max-keep → 3 kept after parent/child suppression"
+    assert why.text == "knee at 7 → capped at 5 by max-keep → 3 kept after suppression"
     assert (why.kept, why.survivors) == (5, 3)
     row = step_rows(SearchResult("knee-beam", "q", [], {}, [step], 1.0, 1, SearchParams()))[0]
     assert (row["kept"], row["cut"], row["knee rule"]) == (3, why.text, "kneedle S=1 on cosine")

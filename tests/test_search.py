@@ -233,7 +233,7 @@ def test_knee_beam_cuts_the_rrf_curve_at_its_knee_before_suppression(engine: Eng
             head = step.candidates[: step.cut]
             survivors = suppress(head, None)
             assert step.kept == [c.id for c in survivors], "suppression works on the cut head only"
-            assert step.kept_by == ("parent/child suppression" if len(survivors) < len(head) else "")
+            assert step.kept_by == ("suppression" if len(survivors) < len(head) else "")
             assert set(step.kept) | set(step.eliminated) == {c.id for c in step.candidates}
             suppressed_inside_cut += len(head) - len(survivors)
             if beam is not None:  # each generation ranks the previous beam plus its children

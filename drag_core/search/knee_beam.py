@@ -25,8 +25,8 @@ __all__ = ["ARTICLE_KNEE", "KNEE_SOURCE", "KneeBeam", "SUPPRESSION"]
 KNEE_SOURCE = ScoreSource.RRF
 #: The article's knee as this project first measured it: Kneedle at the paper's S = 1, at most 5 items.
 ARTICLE_KNEE = KneeRule(method="kneedle", sensitivity=1.0, source=KNEE_SOURCE, min_keep=1, max_keep=5)
-#: What keeps fewer than the cut in a generation.
-SUPPRESSION = "parent/child suppression"
+#: What keeps fewer than the cut in a generation: parent/child suppression.
+SUPPRESSION = "suppression"
 
 
 class KneeBeam(Beam):

@@ -32,7 +32,7 @@ KNEE_COLOR = "#d1495b"
 RRF_COLOR = "#495057"
 COSINE_COLOR = "#3d5a80"
 CURVE_COLUMNS = 3
-PANEL_PX, TITLE_PX, TICKS_PX, LEGEND_PX = 240, 64, 52, 70
+PANEL_PX, TITLE_PX, TICKS_PX, LEGEND_PX = 240, 80, 52, 84
 #: Longest step name a panel title shows (the table under the figure has the whole name).
 TITLE_CHARS = 34
 
