@@ -28,6 +28,7 @@ from drag_core.app.evaluation import (
     run_specs,
     summary_rows,
     sweep_values,
+    sweep_verdicts,
     verdicts,
 )
 
@@ -179,7 +180,7 @@ st.subheader(escape_markdown(headline(report)))
 for line in report.index.get("failed", []):
     st.warning(escape_markdown(line))
 st.dataframe(summary_rows(report), hide_index=True)
-for line in verdicts(report):  # each knee run against flat at its own budget, in one sentence
+for line in sweep_verdicts(sweep) if sweep else verdicts(report):  # each knee run against flat, one sentence
     st.markdown("- " + escape_markdown(line))
 st.plotly_chart(
     figures.sweep_figure(sweep) if sweep else figures.recall_vs_pages(report), key="eval_recall_pages"

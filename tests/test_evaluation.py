@@ -23,8 +23,16 @@ from drag_core.evaluation.budget import FLAT_DEPTH, FlatCurve, judge
 from drag_core.evaluation.datasets import PAGE_KIND, PASSAGE_KIND, load_dataset, passages
 from drag_core.evaluation.diagnostics import cut_rule
 from drag_core.evaluation.index import default_folder, identity, open_index
-from drag_core.evaluation.report import comparisons, query_rows, summary_rows, table, verdicts, write_csv
-from drag_core.evaluation.runner import RunSpec, evaluate, measure, parse_spec
+from drag_core.evaluation.report import (
+    comparisons,
+    query_rows,
+    summary_rows,
+    sweep_verdicts,
+    table,
+    verdicts,
+    write_csv,
+)
+from drag_core.evaluation.runner import Outcome, Report, RunSpec, Summary, evaluate, measure, parse_spec
 from drag_core.evaluation.sweep import run_sweep
 from drag_core.ingest.loading import load_path
 from drag_core.ingest.pdf_text import PDF_ENGINES
@@ -413,3 +421,28 @@ def test_knee_diagnostics_read_the_trace_and_the_slider_reuses_a_sweeps_searches
         assert 0 <= summary.means["knee_decides"] <= 1
         assert summary.means["oracle_recall_at_pages"] >= summary.means["flat_recall_at_pages"]
     assert len(verdicts(report)) == len(grid) and all(" flat on tiny-pages" in v for v in verdicts(report))
+    (said,) = sweep_verdicts(sweep)  # one sentence for the whole sweep of one strategy
+    assert said.startswith("adaptive ") and f"{len(grid)} settings" in said
+
+
+def test_verdicts_say_in_one_sentence_whether_a_knee_run_beats_flat() -> None:
+    def run(label: str, gain: float, low: float, high: float, pages: float) -> Summary:
+        spec = RunSpec(label, "adaptive", SearchParams())
+        return Summary(spec, {"gain_vs_flat": gain, "pages_returned": pages}, {"gain_vs_flat": (low, high)})
+
+    runs = [
+        run("a", 0.118, 0.028, 0.215, 8.2),
+        run("b", 0.056, -0.003, 0.125, 6.0),
+        run("c", 0.0001, -0.037, 0.042, 1.4),  # +0.000 at three decimals: no gain
+        run("d", 0.0, 0.0, 0.0, 5.0),
+        run("flat", 0.0, 0.0, 0.0, 5.0),
+    ]
+    outcomes = [Outcome("q", label, {}, [], cut_rules=["knee"]) for label in "abcd"]
+    said = verdicts(Report("set", 1, runs, [*outcomes, Outcome("q", "flat", {}, [])], {}))
+    assert said == [
+        "a beats flat on set at its own budget: +0.118 [+0.028, +0.215] at 8.2 pages.",
+        "b is above flat on set at its own budget, but not clearly: +0.056 [-0.003, +0.125] at 6.0 pages.",
+        "c does not beat flat on set at its own budget: +0.000 [-0.037, +0.042] at 1.4 pages.",
+        "d does not beat flat on set: on every question it recalls what flat recalls at its budget "
+        "(+0.000 [+0.000, +0.000] at 5.0 pages), so the cut changes nothing here.",
+    ]  # flat cuts at no knee: no sentence

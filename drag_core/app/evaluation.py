@@ -9,7 +9,7 @@ from drag_core.config import Settings
 from drag_core.evaluation.background import EvalJob, JobStage, Plan, plan
 from drag_core.evaluation.datasets import Dataset, find_datasets, load_dataset
 from drag_core.evaluation.index import MANIFEST, default_folder
-from drag_core.evaluation.report import headline, query_rows, summary_rows, verdicts
+from drag_core.evaluation.report import headline, query_rows, summary_rows, sweep_verdicts, verdicts
 from drag_core.evaluation.runner import RunSpec, parse_spec
 from drag_core.ingest.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
 from drag_core.knee import KNEE_METHODS, SENSITIVITIES
@@ -32,6 +32,7 @@ __all__ = [
     "run_specs",
     "summary_rows",
     "sweep_values",
+    "sweep_verdicts",
     "verdicts",
 ]
 
