@@ -82,7 +82,7 @@ class _Grid:
         top = LEGEND_PX if legend else 10
         return {
             "height": self.block * self.rows + top + 20,
-            "margin": {"l": 10, "r": 10, "t": top, "b": 20},
+            "margin": {"l": 10, "r": 36, "t": top, "b": 20},  # room for the last column's title
             "font": FONT,
             "plot_bgcolor": "#ffffff",
             "showlegend": legend,
