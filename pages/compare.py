@@ -72,22 +72,34 @@ def walk_knobs() -> dict[str, int]:
     }
 
 
+#: What the sensitivity means for each detector (docs/knee.md).
+SENSITIVITY_HELP = {
+    "relative": "keeps every item within S × (top − mean) of the top score: higher keeps more, step by step.",
+    "kneedle": "higher waits for a clearer knee (usually keeps more); the values are dense where knees move.",
+    "chord": "the knee is the last point at least S × the largest distance below the chord: lower keeps more.",
+    "gap": "the largest gap counts when it beats a typical gap by S typical gaps: higher finds fewer knees "
+    "(no knee keeps everything up to max-keep).",
+}
+PINNED = "knee-beam keeps the article's knee (Kneedle S = 1, at most 5, on the RRF curve): these knobs do not move it."
+
+
 def knee_knobs(walk: dict[str, int]) -> SearchParams:
-    """The knee's knobs (a change reruns only the Compare panel); returns every parameter the knobs set."""
+    """The knee's knobs (a change reruns only the Compare panel); returns every parameter the knobs set. The
+    Sensitivity slider offers the chosen detector's own values and remembers a value per detector."""
     with st.container(border=True):
         a, b, c, d = st.columns([1, 1.6, 1.6, 1.3])
         knee_method = ui.kept(
             a.selectbox, "Knee detector", "knee_method", defaults.knee_method, options=KNEE_METHODS
         )
+        own = knee_method == defaults.knee_method
         sensitivity = ui.kept(
             b.select_slider,
             "Sensitivity",
-            "sensitivity",
-            defaults.sensitivity,
-            options=figures.SENSITIVITIES,
-            help="The detector's S. For kneedle, higher waits for a clearer knee (usually keeps more). The values "
-            "are dense where knees move on typical curves; the small line under each knee panel shows how many "
-            "items every S would keep.",
+            f"sensitivity_{knee_method}",
+            defaults.sensitivity if own else figures.DEFAULT_SENSITIVITIES[knee_method],
+            options=figures.SENSITIVITIES[knee_method],
+            help=f"The {knee_method} detector's S: {SENSITIVITY_HELP.get(knee_method, '')} The small line under "
+            f"each knee panel shows how many items every S would keep. {knob_readers('sensitivity')} {PINNED}",
         )
         min_keep, max_keep = ui.kept(
             c.slider,
@@ -96,7 +108,8 @@ def knee_knobs(walk: dict[str, int]) -> SearchParams:
             (defaults.min_keep, defaults.max_keep or 50),
             min_value=1,
             max_value=50,
-            help="Bounds on how many items a knee cut keeps.",
+            help="Bounds on how many items a knee cut keeps: safety rails, the knee sets the usual cut. "
+            f"{knob_readers('max_keep')} {PINNED}",
         )
         score_source = ui.kept(
             d.radio,

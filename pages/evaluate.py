@@ -27,6 +27,9 @@ from drag_core.app.evaluation import (
     query_rows,
     run_specs,
     summary_rows,
+    sweep_values,
+    sweep_verdicts,
+    verdicts,
 )
 
 ui.page("pages/evaluate.py")
@@ -49,7 +52,11 @@ st.caption(
     "non-relevant candidates the knee cuts dropped, and latency — with bootstrap 95 % intervals. Every run is "
     "also judged at its own page budget: the plot draws flat hybrid top-k (k = 1…20) under the runs, and "
     "`gain_vs_flat` is a run's recall minus flat's at the run's mean pages (paired per query); `doc_hit` is the "
-    "share of questions whose own document was returned."
+    "share of questions whose own document was returned. Knee runs also say which rule set their final cuts "
+    "(`knee_decides`: the knee's share), how many answer sizes the Sensitivity slider's values give "
+    "(`slider_sizes`), Spearman's ρ between pages returned and relevant pages, and the share of an oracle's "
+    "gap over flat they capture (`oracle_share`: each question cut at its best k of flat's ranking, same mean "
+    "pages); a sentence under the table says whether each beats flat."
 )
 
 DATA = settings.eval_data
@@ -80,7 +87,12 @@ parent_dense = right.selectbox("Parent dense vector", PARENT_DENSE_CHOICES, inde
 parent_sparse = right.selectbox("Parent sparse vector", PARENT_SPARSE_CHOICES, index=1, key="eval_ps")
 with st.expander("Sweep one parameter instead"):
     sweep_param = st.selectbox("Parameter", ["(no sweep)", *SWEEPABLE], key="eval_sweep_param")
-    sweep_values = st.text_input("Values (space separated)", "0.5 1 2 4", key="eval_sweep_values")
+    values_text = st.text_input(
+        "Values (space separated)",
+        sweep_values(sweep_param, settings),
+        key=f"eval_sweep_values_{sweep_param}",
+        help="A sweep draws each strategy's line through its values over flat's top-k curve.",
+    )
 
 try:
     specs = run_specs([*runs, *extra.split()], settings)
@@ -105,7 +117,7 @@ else:
 
 job: EvalJob | None = st.session_state.get(JOB)
 if st.button("Run", type="primary", disabled=not specs or (job is not None and job.running), key="eval_run"):
-    sweep = None if sweep_param == "(no sweep)" else (sweep_param, sweep_values.split())
+    sweep = None if sweep_param == "(no sweep)" else (sweep_param, values_text.split())
     runs_asked = [*runs, *extra.split()]
     st.session_state[JOB] = job = EvalJob.start(dataset.root, int(limit), runs_asked, policy, sweep, ui.env())
     st.session_state.pop(RESULT, None)
@@ -168,6 +180,8 @@ st.subheader(escape_markdown(headline(report)))
 for line in report.index.get("failed", []):
     st.warning(escape_markdown(line))
 st.dataframe(summary_rows(report), hide_index=True)
+for line in sweep_verdicts(sweep) if sweep else verdicts(report):  # each knee run against flat, one sentence
+    st.markdown("- " + escape_markdown(line))
 st.plotly_chart(
     figures.sweep_figure(sweep) if sweep else figures.recall_vs_pages(report), key="eval_recall_pages"
 )

@@ -12,8 +12,8 @@ import pytest
 from conftest import no_exceptions
 from llm_server import local_llm  # noqa: F401 - session fixture of the real-LLM test
 
+from drag_core.knee import DEFAULT_SENSITIVITIES, SENSITIVITIES
 from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams, readers
-from drag_core.search.explain import SENSITIVITIES
 
 COMPARE = "pages/compare.py"
 QUERY = "What was net sales growth in the fourth quarter?"
@@ -55,8 +55,10 @@ def test_the_first_screen_takes_its_defaults_from_the_library(open_app, small_in
     defaults = SearchParams()
     assert at.title[0].value == "Compare strategies"
     assert at.selectbox(key="knee_method").value == defaults.knee_method
-    assert at.select_slider(key="sensitivity").value == defaults.sensitivity
-    assert at.slider(key="keep_range").value == (defaults.min_keep, defaults.max_keep)
+    slider = at.select_slider(key=f"sensitivity_{defaults.knee_method}")
+    assert slider.value == defaults.sensitivity == 0.5
+    assert [float(o) for o in slider.options] == list(SENSITIVITIES["relative"])
+    assert at.slider(key="keep_range").value == (defaults.min_keep, defaults.max_keep) == (1, 20)
     assert at.radio(key="score_source").value == defaults.score_source
     for knob in ("top_k", "roots", "beam_width", "rrf_k", "doc_breadth"):
         assert at.slider(key=knob).value == getattr(defaults, knob)
@@ -67,7 +69,7 @@ def test_the_first_screen_takes_its_defaults_from_the_library(open_app, small_in
     assert {"flat", "flat-knee", "branch", "beam", "adaptive"} <= set(DEFAULT)
     assert at.text_input(key="query").value == ""
     assert any("Type a question" in i.value for i in at.info)
-    assert defaults.sensitivity in SENSITIVITIES
+    assert defaults.sensitivity in SENSITIVITIES[defaults.knee_method]
 
 
 def test_a_question_in_the_address_is_asked_on_opening(open_app, small_index_copy: Path) -> None:
@@ -111,18 +113,19 @@ def test_moving_a_knee_slider_reruns_only_the_knee_strategies(compared) -> None:
     comparer = at.session_state["comparer"]
     assert (comparer.misses, comparer.hits) == (len(DEFAULT), 0)
     before = at.session_state["comparison"]
-    at.select_slider(key="sensitivity").set_value(4.0).run()
+    at.select_slider(key="sensitivity_relative").set_value(0.85).run()
     no_exceptions(at)
     readers = [s for s in DEFAULT if "sensitivity" in STRATEGIES[s].params]
     assert "adaptive" in readers and "flat-knee" in readers and "flat" not in readers
     assert comparer.misses == len(DEFAULT) + len(readers)
     assert comparer.hits == len(DEFAULT) - len(readers)
     after = at.session_state["comparison"]
-    assert after.params.sensitivity == 4.0
+    assert after.params.sensitivity == 0.85
     for name in DEFAULT:
         assert (after.runs[name] is before.runs[name]) == (name not in readers)
+    assert after.runs["adaptive"].pages > before.runs["adaptive"].pages  # the slider's top keeps more
     current = re.findall(r'data-sensitivity="([^"]+)"', _below(at))
-    assert current and all(float(s) == 4.0 for s in current)
+    assert current and all(float(s) == 0.85 for s in current)
 
     at.slider(key="keep_range").set_value((2, 6)).run()
     at.slider(key="beam_width").set_value(3).run()
@@ -138,17 +141,24 @@ def test_moving_a_knee_slider_reruns_only_the_knee_strategies(compared) -> None:
         "gap",
     )
     assert "cosine (sorted)" not in json.dumps(_figures(at)[1])
+    gap = at.select_slider(key="sensitivity_gap")  # the detector's own values, from its own default
+    assert [float(o) for o in gap.options] == list(SENSITIVITIES["gap"])
+    assert gap.value == params.sensitivity == DEFAULT_SENSITIVITIES["gap"]
+    at.selectbox(key="knee_method").set_value("relative").run()
+    no_exceptions(at)
+    assert at.select_slider(key="sensitivity_relative").value == 0.85  # remembered per detector
+    assert at.session_state["comparison"].params.sensitivity == 0.85
 
 
 def test_knobs_survive_a_page_switch(compared) -> None:
     at = compared
-    at.select_slider(key="sensitivity").set_value(2.5).run()
+    at.select_slider(key="sensitivity_relative").set_value(0.25).run()
     at.multiselect(key="strategies").set_value(["flat", "adaptive"]).run()
     at.switch_page("pages/tree.py").run()
     no_exceptions(at)
     at.switch_page(COMPARE).run()
     no_exceptions(at)
-    assert at.select_slider(key="sensitivity").value == 2.5
+    assert at.select_slider(key="sensitivity_relative").value == 0.25
     assert at.text_input(key="query").value == QUERY
     assert at.multiselect(key="strategies").value == ["flat", "adaptive"]
     assert _cards(at) == ["flat", "adaptive"]

@@ -213,9 +213,9 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
 
         sensitivity = page.get_by_test_id("stSlider").filter(has_text="Sensitivity")
         value = sensitivity.get_by_test_id("stSliderThumbValue")
-        expect(value).to_have_text("1.0")
+        expect(value).to_have_text("0.5")  # the default detector's (relative) own default
         sensitivity.get_by_role("slider").press("Home")
-        expect(value).to_have_text("0.0")
+        expect(value).to_have_text("0.05")  # the first of its slider values
         page.wait_for_selector(IDLE)
         expect(titles).not_to_have_text(before)
         assert titles.all_text_contents() != before
