@@ -58,7 +58,15 @@ DENSE, SPARSE = "dense", "sparse"
 UPSERT_BATCH = 128
 SCROLL_PAGE = 512
 CANDIDATE_FIELDS = ["id", "parent_id", "child_ids", "level", "doc_id", "file_name", "page_start", "page_end"]
-LISTING_FIELDS = [*CANDIDATE_FIELDS, "keywords", "summary", "summary_source", "fallback_reason", "title", "extra"]
+LISTING_FIELDS = [
+    *CANDIDATE_FIELDS,
+    "keywords",
+    "summary",
+    "summary_source",
+    "fallback_reason",
+    "title",
+    "extra",
+]
 INDEXED_FIELDS = (
     ("parent_id", "integer"),
     ("level", "integer"),
