@@ -40,26 +40,28 @@ class PageTarget:
 
     Attributes:
         file_name, page: which page (1-based).
+        spans: character spans of its text to highlight (a sentence an answer quotes); empty: the page's snippet.
     """
 
     file_name: str
     page: int
+    spans: tuple[tuple[int, int], ...] = ()
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def target_of(value: Any) -> PageTarget | None:
-    """The page a link's ``data-open`` names (``{"file": …, "page": …}``), or None for anything else."""
+    """The page a link's ``data-open`` names (``{"file": …, "page": …, "spans": [[start, end], …]}``), or None
+    for anything else."""
     if not isinstance(value, Mapping):
         return None
-    name, page = value.get("file"), value.get("page")
-    if (
-        not isinstance(name, str)
-        or not name
-        or isinstance(page, bool)
-        or not isinstance(page, int)
-        or page < 1
-    ):
+    name, page, spans = value.get("file"), value.get("page"), value.get("spans", [])
+    if not isinstance(name, str) or not name or not _count(page) or page < 1 or not isinstance(spans, list):
         return None
-    return PageTarget(name, page)
+    pairs = [tuple(s) for s in spans if isinstance(s, list) and len(s) == 2 and all(map(_count, s))]
+    return PageTarget(name, page, tuple((a, b) for a, b in pairs if a < b))
 
 
 def labels_of(settings: Settings) -> Labels | None:

@@ -26,6 +26,7 @@ from drag_core.ingest.pipeline import ProgressEvent
 from drag_core.ingest.vector_text import VectorPolicy
 from drag_core.models.embeddings import Embedder
 from drag_core.store.originals import store_folder
+from drag_core.text import counted
 
 __all__ = ["SWEEP_DIR", "eval_command", "sweep_command"]
 
@@ -94,8 +95,8 @@ def _open_labels(args: argparse.Namespace, settings: Settings) -> tuple[Dataset,
     engine = Engine(settings)
     dataset, index = labels_dataset(engine, Labels(folder / LABELS), args.limit)
     print(
-        f"labels of {folder}: {len(dataset.queries)} questions with a page marked relevant "
-        f"({index['stale_labels_left_out']} stale labels left out)",
+        f"labels of {folder}: {counted(len(dataset.queries), 'question')} with a page marked relevant "
+        f"({counted(index['stale_labels_left_out'], 'stale label')} left out)",
         file=sys.stderr,
     )
     if not dataset.queries:

@@ -34,6 +34,7 @@ __all__ = [
     "Snippet",
     "bm25_scores",
     "node_snippets",
+    "quoted",
     "snippet_fields",
     "snippet",
     "term_marks",
@@ -127,6 +128,15 @@ def snippet(query: str, text: str, units: Sequence[Unit] | None = None) -> Snipp
         tuple(scores[i] for i in picked),
         tuple(term_marks(wanted, text, [(units[i].start, units[i].end) for i in picked])),
     )
+
+
+def quoted(query: str, text: str, spans: Sequence[tuple[int, int]]) -> Snippet:
+    """The units of ``text`` at ``spans`` (what an answer quotes) as a snippet, the query's words marked;
+    spans that are not a unit of the text are left out."""
+    wanted = {(u.start, u.end): u for u in page_units(text)}
+    units = tuple(wanted[span] for span in sorted(set(spans)) if span in wanted)
+    marks = term_marks(terms(query), text, [(u.start, u.end) for u in units])
+    return Snippet(units, tuple(0.0 for _ in units), tuple(marks))
 
 
 def term_marks(wanted: Sequence[str], text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -9,12 +9,13 @@ so the viewer always has something to show.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
 from drag_core.engine import Engine
 from drag_core.evidence.render import PageError, PageImage, PageImages
-from drag_core.evidence.snippets import Snippet, snippet
+from drag_core.evidence.snippets import Snippet, quoted, snippet
 from drag_core.ingest.loading import PDF_SUFFIXES
 
 __all__ = ["NOT_KEPT", "PageView", "view_page"]
@@ -49,9 +50,17 @@ class PageView:
     note: str
 
 
-def view_page(engine: Engine, images: PageImages, file_name: str, number: int, query: str = "") -> PageView:
-    """Page ``number`` of the indexed ``file_name``, with the passages matching ``query`` highlighted. Raises
-    ``PageError`` when the index has no such file or page."""
+def view_page(
+    engine: Engine,
+    images: PageImages,
+    file_name: str,
+    number: int,
+    query: str = "",
+    spans: Sequence[tuple[int, int]] = (),
+) -> PageView:
+    """Page ``number`` of the indexed ``file_name``, with the passages matching ``query`` highlighted — or, when
+    given, the character ``spans`` of its text (a sentence an answer quotes), the question's words in them
+    marked. Raises ``PageError`` when the index has no such file or page."""
     try:
         info = engine.document(file_name)
         node = engine.page(file_name, number)
@@ -59,7 +68,13 @@ def view_page(engine: Engine, images: PageImages, file_name: str, number: int, q
         raise PageError(f"{file_name} is not indexed (any more): upload it again to see its pages") from None
     except ValueError as error:
         raise PageError(str(error)) from None
-    found = snippet(query, node.text) if query.strip() else Snippet()
+    found = (
+        quoted(query, node.text, spans)
+        if spans
+        else snippet(query, node.text)
+        if query.strip()
+        else Snippet()
+    )
     image, note = None, ""
     if PurePath(file_name).suffix.lower() in PDF_SUFFIXES:
         data = engine.original(node.doc_id)

@@ -35,10 +35,14 @@ mark.drag-term{background:rgba(255,140,0,0.55);padding:0 1px;border-radius:2px;c
 _CITATION = re.compile(r"\[([^\[\]]+?)\s+p\.(\d+)(?:\s*[–-]\s*(\d+))?\]")
 
 
-def open_link(file_name: str, page: int, label: str, css: str = "drag-open") -> str:
-    """A link that opens ``page`` of ``file_name`` in the page viewer (``label`` is HTML already)."""
-    target = html.escape(json.dumps({"file": file_name, "page": page}), quote=True)
-    return f'<a href="#" class="{css}" data-open="{target}">{label}</a>'
+def open_link(file_name: str, page: int, label: str, spans: Sequence[tuple[int, int]] = ()) -> str:
+    """A link that opens ``page`` of ``file_name`` in the page viewer (``label`` is HTML already), with the
+    character ``spans`` of its text highlighted when given (else the page's snippet)."""
+    opened: dict[str, object] = {"file": file_name, "page": page}
+    if spans:
+        opened["spans"] = [list(span) for span in spans]
+    target = html.escape(json.dumps(opened), quote=True)
+    return f'<a href="#" class="drag-open" data-open="{target}">{label}</a>'
 
 
 def _marked(text: str, spans: Iterable[tuple[int, int]], css: str) -> str:
@@ -93,7 +97,7 @@ def marked_html(text: str, highlights: Sequence[tuple[int, int]], marks: Sequenc
 def answer_html(extracts: Sequence[Extract]) -> str:
     """An extractive answer: each sentence followed by its citation, which opens the page."""
     sentences = [
-        f'{html.escape(e.text)} <span class="cite">{open_link(e.file_name, e.page, html.escape(e.citation))}</span>'
+        f'{html.escape(e.text)} <span class="cite">{open_link(e.file_name, e.page, html.escape(e.citation), [(e.start, e.end)])}</span>'
         for e in extracts
     ]
     return f'{EVIDENCE_CSS}<div class="drag-answer">{" ".join(sentences)}</div>'

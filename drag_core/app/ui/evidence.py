@@ -77,7 +77,7 @@ def show_page(target: PageTarget, query: str = "") -> None:
 
 def _move(step: int) -> None:
     target: PageTarget = st.session_state[VIEWER]
-    st.session_state[VIEWER] = PageTarget(target.file_name, target.page + step)
+    st.session_state[VIEWER] = PageTarget(target.file_name, target.page + step)  # its own snippet there
 
 
 @st.dialog("Page", width="large")
@@ -85,7 +85,7 @@ def _viewer(query: str) -> None:
     """The page viewer: which page, the label buttons, the page (image, or text with highlights)."""
     target: PageTarget = st.session_state[VIEWER]
     try:
-        shown = view_page(engine(), page_images(), target.file_name, target.page, query)
+        shown = view_page(engine(), page_images(), target.file_name, target.page, query, target.spans)
     except PageError as error:
         st.error(escape_markdown(str(error)))
         return
@@ -97,9 +97,13 @@ def _viewer(query: str) -> None:
     ahead.button("Next ▶", key="viewer_next", on_click=_move, args=(1,), disabled=shown.page >= shown.pages)
     if query.strip():
         if shown.snippet.units:
+            what = (
+                "the sentence the answer quotes"
+                if target.spans
+                else "the sentences of this page that best match the question (BM25)"
+            )
             st.caption(
-                "Highlighted: the sentences of this page that best match the question (BM25), its words "
-                f"darker. Question: {escape_markdown(query[:200])}"
+                f"Highlighted: {what}, the question's words darker. Question: {escape_markdown(query[:200])}"
             )
         else:
             st.caption("No sentence of this page shares a word with the question, so nothing is highlighted.")
