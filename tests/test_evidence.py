@@ -5,6 +5,7 @@ viewer over a real index, and the originals the store keeps."""
 
 from __future__ import annotations
 
+import io
 import struct
 import zlib
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from drag_core.engine import Engine
 from drag_core.evidence import PageError, PageImages, extract_answer, page_units, snippet
 from drag_core.evidence.align import char_map, char_runs, text_indices
 from drag_core.evidence.render import NO_TEXT_LAYER
-from drag_core.evidence.snippets import bm25_scores, node_snippets, terms
+from drag_core.evidence.snippets import SnippetMemo, bm25_scores, node_snippets, terms
 from drag_core.evidence.view import NOT_KEPT, view_page
 from drag_core.ingest.pdf_text import pdf_pages
 from drag_core.types import Node
@@ -113,6 +114,9 @@ def test_a_page_is_rendered_with_its_snippet_highlighted_and_remembered() -> Non
     tinted = pixels[changed].astype(int)
     assert (tinted[:, 2] < tinted[:, 0]).mean() > 0.9, "a yellow marker: less blue than red"
     assert len(reads) == 1, "the second image of the page reused the render"
+    from PIL import Image  # fastembed's dependency: an independent decoder of the banded PNG
+
+    assert np.array_equal(np.asarray(Image.open(io.BytesIO(shown.png)).convert("RGB")), pixels)
     assert images.image("ulta", read, 2, text, found.highlights, found.marks) is shown
 
 
@@ -201,11 +205,11 @@ def test_a_parent_gets_the_snippet_of_its_best_page() -> None:
     ]
     pages = [Node(10 + i, 9, [], 0, "d", "f.pdf", i + 1, i + 1, [], "", text=t) for i, t in enumerate(texts)]
     parent = Node(9, -1, [10, 11], 1, "d", "f.pdf", 1, 2, [], "")
-    memo: dict = {}
+    memo = SnippetMemo()
     found = node_snippets(QUERY, [parent, pages[0]], pages, memo)
     assert found[9][0].page_start == 2 and "fourth quarter" in found[9][1].text
     assert found[10][1].units == ()
-    assert set(memo) == {(QUERY, 10), (QUERY, 11)}, "each page cut once"
+    assert set(memo.snippets) == {(QUERY, 10), (QUERY, 11)}, "each page cut once"
 
 
 def test_the_page_viewer_over_an_index(make_engine: Callable[..., Engine], tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from itertools import combinations
 from typing import Any
 
 from drag_core.engine import DocumentInfo, Engine
-from drag_core.evidence.snippets import Snippet, node_snippets, snippet_fields
+from drag_core.evidence.snippets import Snippet, SnippetMemo, node_snippets, snippet_fields
 from drag_core.llm.answer import answer, citations
 from drag_core.search import STRATEGIES, SearchParams, SearchResult, readers
 from drag_core.search import strategy as strategy_named
@@ -166,7 +166,7 @@ class Comparer:
         self.misses = 0
         self._runs: OrderedDict[Hashable, StrategyRun] = OrderedDict()
         self._vectors: OrderedDict[str, QueryVectors] = OrderedDict()
-        self._snippets: OrderedDict[tuple[str, int], Snippet] = OrderedDict()
+        self._snippets = SnippetMemo(SNIPPETS_KEPT)
 
     def compare(
         self,
@@ -209,10 +209,7 @@ class Comparer:
     ) -> dict[int, tuple[Node, Snippet]]:
         if not self.snippets:
             return {}
-        found = node_snippets(query, result.nodes, context, self._snippets)
-        while len(self._snippets) > SNIPPETS_KEPT:
-            self._snippets.popitem(last=False)
-        return found
+        return node_snippets(query, result.nodes, context, self._snippets)
 
 
 def _remember(cache: OrderedDict, key: Hashable) -> Any:

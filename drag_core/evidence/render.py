@@ -21,7 +21,7 @@ import numpy as np
 
 from drag_core.errors import DragError
 from drag_core.evidence.align import char_runs, text_indices
-from drag_core.evidence.png import png_bytes
+from drag_core.evidence.png import BandedPng
 from drag_core.ingest.pdf_text import first_line, pdfium_lock
 
 __all__ = [
@@ -77,9 +77,10 @@ class PageImage:
 
 @dataclass
 class _Plain:
-    """A page rendered once: its pixels, every PDFium character's box in pixels, its raw text."""
+    """A page rendered once: its pixels and PNG, every PDFium character's box in pixels, its raw text."""
 
     pixels: np.ndarray
+    png: BandedPng
     boxes: np.ndarray
     raw: str
     pages: int
@@ -126,7 +127,7 @@ def _render(data: bytes, number: int, scale: float) -> _Plain:
                 page.close()
         finally:
             document.close()  # type: ignore[attr-defined]
-    return _Plain(pixels, boxes, raw, count)
+    return _Plain(pixels, BandedPng(pixels), boxes, raw, count)
 
 
 def _char(text_page: object, index: int) -> str:
@@ -170,16 +171,26 @@ def line_boxes(boxes: np.ndarray) -> list[Box]:
 
 
 def _blend(pixels: np.ndarray, boxes: Sequence[Box], colour: tuple[tuple[int, int, int], float]) -> None:
-    """Tint the boxes like a marker (multiply: the text stays dark); overlapping boxes are tinted once."""
-    if not boxes:
-        return
+    """Tint the boxes like a marker (multiply: the text stays dark); overlapping boxes are tinted once. Only
+    the region the boxes span is touched."""
     height, width = pixels.shape[:2]
-    mask = np.zeros((height, width), dtype=bool)
-    for x0, y0, x1, y1 in boxes:
-        mask[max(0, int(y0)) : min(height, int(y1) + 1), max(0, int(x0)) : min(width, int(x1) + 1)] = True
+    clipped = [
+        (max(0, int(y0)), min(height, int(y1) + 1), max(0, int(x0)), min(width, int(x1) + 1))
+        for x0, y0, x1, y1 in boxes
+    ]
+    if not clipped:
+        return
+    top, bottom = min(c[0] for c in clipped), max(c[1] for c in clipped)
+    left, right = min(c[2] for c in clipped), max(c[3] for c in clipped)
+    if bottom <= top or right <= left:
+        return
+    mask = np.zeros((bottom - top, right - left), dtype=bool)
+    for y0, y1, x0, x1 in clipped:
+        mask[y0 - top : y1 - top, x0 - left : x1 - left] = True
     rgb, alpha = colour
     tint = (1 - alpha) + alpha * np.array(rgb, dtype=np.float32) / 255.0
-    pixels[mask] = (pixels[mask].astype(np.float32) * tint).astype(np.uint8)
+    region = pixels[top:bottom, left:right]
+    region[mask] = (region[mask].astype(np.float32) * tint).astype(np.uint8)
 
 
 class PageImages:
@@ -216,12 +227,12 @@ class PageImages:
                 self._images.move_to_end(key)
                 return known
         plain = self._plain_page(doc_id, read, number, scale)
-        pixels = plain.pixels.copy()
-        drawn = 0
+        pixels, drawn = plain.pixels, []
         if plain.raw and (highlights or marks):
             indices = plain.indices.get(page_text)
             if indices is None:
                 indices = plain.indices[page_text] = text_indices(page_text, plain.raw)
+            pixels = plain.pixels.copy()
             for spans, colour in ((highlights, HIGHLIGHT), (marks, MARK)):
                 boxes = [
                     b
@@ -229,9 +240,11 @@ class PageImages:
                     for b in line_boxes(plain.boxes[first : first + n])
                 ]
                 _blend(pixels, boxes, colour)
-                drawn += len(boxes)
+                drawn += boxes
+        rows = [(int(y0), int(y1) + 1) for _, y0, _, y1 in drawn]  # the bands to compress again
+        png = plain.png.changed(pixels, rows) if drawn else plain.png.png
         height, width = pixels.shape[:2]
-        made = PageImage(png_bytes(pixels), width, height, plain.pages, drawn, bool(plain.raw))
+        made = PageImage(png, width, height, plain.pages, len(drawn), bool(plain.raw))
         with self._lock:
             _keep(self._images, key, made, self.images_kept)
         return made

@@ -14,12 +14,14 @@ per Compare run on two cores; BM25 costs about a millisecond per page and needs 
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
-from collections import Counter
-from collections.abc import Callable, MutableMapping, Sequence
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
+from typing import TypeVar
 
 from drag_core.evidence.units import Unit, page_units
 from drag_core.models.bm25_terms import bm25_terms
@@ -32,7 +34,12 @@ __all__ = [
     "MAX_SNIPPET_CHARS",
     "MAX_UNITS",
     "Snippet",
+    "UNITS_KEPT",
+    "PageUnits",
+    "SnippetMemo",
+    "analysed",
     "bm25_scores",
+    "choose",
     "node_snippets",
     "quoted",
     "snippet_fields",
@@ -41,10 +48,12 @@ __all__ = [
     "terms",
 ]
 
+T = TypeVar("T")
 K1, B = 1.2, 0.75
 KEEP_RATIO = 0.7
 MAX_UNITS = 3
 MAX_SNIPPET_CHARS = 450
+UNITS_KEPT = 2048  # pages whose units are remembered
 _WORD = re.compile(r"\w+")
 
 
@@ -60,22 +69,92 @@ def terms(text: str) -> list[str]:
     return bm25_terms(text, _stem())
 
 
-def bm25_scores(query: Sequence[str], documents: Sequence[Sequence[str]]) -> list[float]:
-    """Okapi BM25 of each document (a list of terms) for the query terms, IDF ``log(1 + (N - df + 0.5) /
-    (df + 0.5))`` over ``documents`` (Lucene's, the one ``bm25s`` and Qdrant use)."""
-    n = len(documents)
-    if not n:
+def bm25_scores(
+    query: Sequence[str],
+    documents: Sequence[Mapping[str, int]] | Sequence[Sequence[str]],
+    lengths: Sequence[float] | None = None,
+    total: int | None = None,
+    average: float | None = None,
+) -> list[float]:
+    """Okapi BM25 of each document (its terms, or their counts) for the query terms, IDF ``log(1 + (N - df +
+    0.5) / (df + 0.5))`` (Lucene's, the one ``bm25s`` and Qdrant use, with the classic (k1 + 1) numerator Qdrant
+    keeps). By default N, the lengths and their average are those of ``documents``; a caller that scores only
+    the documents holding a query term passes the collection's ``total``, the documents' ``lengths`` and the
+    ``average`` length."""
+    if not documents:
         return []
-    df = Counter(t for d in documents for t in set(d))
-    average = sum(len(d) for d in documents) / n or 1.0
+    counts = [d if isinstance(d, Mapping) else Counter(d) for d in documents]
+    n = total if total is not None else len(counts)
+    sizes = lengths if lengths is not None else [sum(c.values()) for c in counts]
+    mean = (average if average is not None else sum(sizes) / len(sizes)) or 1.0
     wanted = set(query)
+    df = {t: sum(t in c for c in counts) for t in wanted}
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
     scores = []
-    for document in documents:
-        tf = Counter(t for t in document if t in wanted)
-        norm = K1 * (1 - B + B * len(document) / average)
-        scores.append(sum(idf[t] * f * (K1 + 1) / (f + norm) for t, f in tf.items()))
+    for count, size in zip(counts, sizes, strict=True):
+        norm = K1 * (1 - B + B * size / mean)
+        scores.append(sum(idf[t] * count[t] * (K1 + 1) / (count[t] + norm) for t in wanted if t in count))
     return scores
+
+
+class PageUnits:
+    """A page's units with what scoring them needs, none of it depending on the question — so it is kept
+    (``analysed``) and a page returned for another question costs no new cut.
+
+    Attributes:
+        units: the units (``units.page_units``), in reading order.
+        starts: where each unit starts (to find the unit a position of the page text falls in).
+        lengths: each unit's length in words.
+        lowered: the page text in lower case (to find the units that may hold a query term).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.units = tuple(page_units(text))
+        self.starts = [u.start for u in self.units]
+        self.lengths = tuple(u.text.count(" ") + 1 for u in self.units)
+        self.lowered = _lowered(text)
+        self._counts: dict[int, Counter[str]] = {}
+
+    def counts_of(self, index: int) -> Counter[str]:
+        """The BM25 terms of unit ``index`` with their counts (cut on first use, word by word: the terms
+        ``bm25_terms`` gives)."""
+        if index not in self._counts:
+            words = _WORD.findall(self.units[index].text)
+            self._counts[index] = Counter(t for t in map(_word_term, words) if t)
+        return self._counts[index]
+
+    def holding(self, keys: re.Pattern[str]) -> list[int]:
+        """The units in which ``keys`` (lower-case substrings) occur, in reading order."""
+        found = []
+        match = keys.search(self.lowered)
+        while match:
+            i = bisect.bisect_right(self.starts, match.start()) - 1
+            if i >= 0 and match.start() < self.units[i].end:
+                found.append(i)
+                match = keys.search(self.lowered, self.units[i].end)  # on to the next unit
+            else:
+                match = keys.search(self.lowered, match.end())
+        return found
+
+
+@lru_cache(maxsize=UNITS_KEPT)
+def _lowered(text: str) -> str:
+    return text.lower()
+
+
+@lru_cache(maxsize=UNITS_KEPT)
+def analysed(text: str) -> PageUnits:
+    """The ``PageUnits`` of a page text, remembered for the ``UNITS_KEPT`` pages used last."""
+    return PageUnits(text)
+
+
+@lru_cache(maxsize=256)
+def _keys(wanted: tuple[str, ...]) -> re.Pattern[str] | None:
+    """What a unit holding one of the query terms must contain: one of the stems without its last letter
+    (Snowball stems are their words' prefixes, but for a last letter that may change: "happy" → "happi");
+    None for a query without terms."""
+    keys = sorted({t[:-1] if len(t) >= 4 else t for t in wanted}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, keys))) if keys else None
 
 
 @dataclass(frozen=True)
@@ -108,21 +187,27 @@ class Snippet:
         return max(self.scores, default=0.0)
 
 
-def snippet(query: str, text: str, units: Sequence[Unit] | None = None) -> Snippet:
-    """The snippet of the page ``text`` for ``query`` (``units``: the page's, when already cut)."""
-    units = page_units(text) if units is None else units
+def snippet(query: str, text: str) -> Snippet:
+    """The snippet of the page ``text`` for ``query``. Only the units whose text holds a query stem are cut
+    into terms and scored (the others cannot match); lengths are counted in words, over all units."""
     wanted = terms(query)
-    scores = bm25_scores(wanted, [terms(u.text) for u in units])
-    order = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], i))
-    if not order:
+    keys = _keys(tuple(sorted(set(wanted))))
+    if keys is None or not keys.search(_lowered(text)):
+        return Snippet()  # no unit can match: the page is not cut at all
+    page = analysed(text)
+    units = page.units
+    candidates = page.holding(keys)
+    found = bm25_scores(
+        wanted,
+        [page.counts_of(i) for i in candidates],
+        [page.lengths[i] for i in candidates],
+        len(units),
+        sum(page.lengths) / len(units) if units else None,
+    )
+    scores = dict(zip(candidates, found, strict=True))
+    picked = choose(units, scores)
+    if not picked:
         return Snippet()
-    chosen = [order[0]]
-    size = len(units[order[0]].text)
-    for i in order[1:MAX_UNITS]:
-        if scores[i] >= KEEP_RATIO * scores[order[0]] and size + len(units[i].text) <= MAX_SNIPPET_CHARS:
-            chosen.append(i)
-            size += len(units[i].text)
-    picked = sorted(chosen)
     return Snippet(
         tuple(units[i] for i in picked),
         tuple(scores[i] for i in picked),
@@ -130,13 +215,35 @@ def snippet(query: str, text: str, units: Sequence[Unit] | None = None) -> Snipp
     )
 
 
+def choose(units: Sequence[Unit], scores: Mapping[int, float]) -> list[int]:
+    """Which units make the snippet, in reading order: the best scoring one (above 0), and the 2nd and 3rd
+    when they score at least ``KEEP_RATIO`` of it and the snippet stays within ``MAX_SNIPPET_CHARS``."""
+    order = sorted((i for i, s in scores.items() if s > 0), key=lambda i: (-scores[i], i))
+    if not order:
+        return []
+    chosen = [order[0]]
+    size = len(units[order[0]].text)
+    for i in order[1:MAX_UNITS]:
+        if scores[i] >= KEEP_RATIO * scores[order[0]] and size + len(units[i].text) <= MAX_SNIPPET_CHARS:
+            chosen.append(i)
+            size += len(units[i].text)
+    return sorted(chosen)
+
+
 def quoted(query: str, text: str, spans: Sequence[tuple[int, int]]) -> Snippet:
     """The units of ``text`` at ``spans`` (what an answer quotes) as a snippet, the query's words marked;
     spans that are not a unit of the text are left out."""
-    wanted = {(u.start, u.end): u for u in page_units(text)}
+    wanted = {(u.start, u.end): u for u in analysed(text).units}
     units = tuple(wanted[span] for span in sorted(set(spans)) if span in wanted)
     marks = term_marks(terms(query), text, [(u.start, u.end) for u in units])
     return Snippet(units, tuple(0.0 for _ in units), tuple(marks))
+
+
+@lru_cache(maxsize=65536)
+def _word_term(word: str) -> str:
+    """The BM25 term of one word (``\\w+``): ``bm25_terms`` on it, "" for a stop word."""
+    found = terms(word)
+    return found[0] if len(found) == 1 else ""
 
 
 def term_marks(wanted: Sequence[str], text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -146,42 +253,69 @@ def term_marks(wanted: Sequence[str], text: str, spans: Sequence[tuple[int, int]
         match.span()
         for start, end in spans
         for match in _WORD.finditer(text, start, end)
-        if targets.intersection(terms(match.group()))
+        if _word_term(match.group()) in targets
     ]
 
 
+def _screen(stems: Sequence[str], page: Node) -> tuple[int, int]:
+    """A cheap guess at how well a page matches, best first: how many of the query's stems occur in it (as
+    substrings of its lower-cased text), then how often (``str.count``: 2× faster here than one regex scan)."""
+    lower = _lowered(page.text)
+    counts = [lower.count(stem) for stem in stems]
+    return -sum(c > 0 for c in counts), -sum(counts)
+
+
+class SnippetMemo:
+    """Snippets and page screens remembered by (query, page id), so a page several strategies return (or
+    several parents cover) is cut and screened once.
+
+    Attributes:
+        limit: entries kept of each; the oldest go first.
+    """
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self.snippets: OrderedDict[tuple[str, int], Snippet] = OrderedDict()
+        self.screens: OrderedDict[tuple[str, int], tuple[int, int]] = OrderedDict()
+
+    def snippet(self, query: str, page: Node) -> Snippet:
+        return self._get(self.snippets, (query, page.id), lambda: snippet(query, page.text))
+
+    def screen(self, query: str, stems: Sequence[str], page: Node) -> tuple[int, int]:
+        return self._get(self.screens, (query, page.id), lambda: _screen(stems, page))
+
+    def _get(self, cache: OrderedDict, key: tuple[str, int], make: Callable[[], T]) -> T:
+        if key not in cache:
+            cache[key] = make()
+            while len(cache) > self.limit:
+                cache.popitem(last=False)
+        return cache[key]
+
+
 def node_snippets(
-    query: str,
-    nodes: Sequence[Node],
-    pages: Sequence[Node],
-    memo: MutableMapping[tuple[str, int], Snippet] | None = None,
+    query: str, nodes: Sequence[Node], pages: Sequence[Node], memo: SnippetMemo | None = None
 ) -> dict[int, tuple[Node, Snippet]]:
-    """For each node, the page its snippet comes from and that snippet: a page's own, a parent's best page's
-    (among ``pages``, the leaves with text the nodes stand for). ``memo`` remembers snippets by (query, page
-    id) across calls — a page several strategies return is cut once."""
-    memo = {} if memo is None else memo
-
-    def of(page: Node) -> Snippet:
-        key = (query, page.id)
-        if key not in memo:
-            memo[key] = snippet(query, page.text)
-        return memo[key]
-
+    """For each node, the page its snippet comes from and that snippet: a page's own; for a parent, that of
+    its page (among ``pages``, the leaves with text the nodes stand for) holding most of the question's stems —
+    found by a scan of the lower-cased texts, so a 90-page parent costs one snippet, not ninety."""
+    memo = memo or SnippetMemo()
+    stems = sorted(set(terms(query)))
+    by_document: dict[tuple[str, str], list[Node]] = {}
+    for page in pages:
+        by_document.setdefault((page.doc_id, page.file_name), []).append(page)
     found: dict[int, tuple[Node, Snippet]] = {}
     for node in nodes:
-        under = (
-            [node]
-            if node.level == 0
-            else [
-                p
-                for p in pages
-                if (p.doc_id, p.file_name) == (node.doc_id, node.file_name)
-                and node.page_start <= p.page_start <= node.page_end
-            ]
-        )
-        best = max(under, key=lambda p: of(p).best, default=None)
+        if node.level == 0:
+            found[node.id] = (node, memo.snippet(query, node))
+            continue
+        under = [
+            p
+            for p in by_document.get((node.doc_id, node.file_name), [])
+            if node.page_start <= p.page_start <= node.page_end
+        ]
+        best = min(under, key=lambda p: memo.screen(query, stems, p), default=None)
         if best is not None:
-            found[node.id] = (best, of(best))
+            found[node.id] = (best, memo.snippet(query, best))
     return found
 
 

@@ -24,6 +24,9 @@ HEADING_WORDS = 10
 MIN_LETTER_SHARE = 0.6
 MAX_NUMBER_SHARE = 0.35
 _NUMBER = re.compile(r"^[(\[$€£-]*[\d.,%]+[)\]%]*$|^[—–-]$")
+_NUMBER_START = frozenset("0123456789.,%([$€£-—–")
+_NUMBERISH = re.compile(r"\d|(?:^|\s)[—–-](?:\s|$)")
+_BROKEN_WORD = re.compile(r"(?<=[a-z])-\s*\n\s*(?=[a-z])")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]”’]*\s+(?=[A-Z0-9\"'(\[“‘])")
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)$")
 _ABBREVIATIONS = frozenset(
@@ -86,7 +89,10 @@ def _kind(line: str) -> str:
     tokens = line.split()
     if not tokens:
         return "blank"
-    numbers = [bool(_NUMBER.match(t)) for t in tokens]
+    if _NUMBERISH.search(line):
+        numbers = [t[0] in _NUMBER_START and bool(_NUMBER.match(t)) for t in tokens]
+    else:  # no digit, no lone dash: no number
+        numbers = [False] * len(tokens)
     trailing = 0
     for token, is_number in zip(reversed(tokens), reversed(numbers)):
         if token in ("$", "€", "£", "%"):
@@ -97,20 +103,20 @@ def _kind(line: str) -> str:
     if trailing >= 2 or sum(numbers) > MAX_NUMBER_SHARE * len(tokens):
         return "table"
     compact = "".join(tokens)
-    if sum(ch.isalpha() for ch in compact) < MIN_LETTER_SHARE * len(compact):
+    if sum(map(str.isalpha, compact)) < MIN_LETTER_SHARE * len(compact):
         return "other"
-    words = [t for t in tokens if t[:1].isalpha()]
-    capitalised = sum(t[0].isupper() for t in words) / max(1, len(words))
-    final = line.rstrip()[-1:]
-    titled = capitalised >= 0.6 or bool(_SECTION_NUMBER.match(tokens[0]))
-    if len(tokens) <= HEADING_WORDS and final not in ".,;:" and titled:
-        return "heading"
+    final = tokens[-1][-1]
+    if len(tokens) <= HEADING_WORDS and final not in ".,;:":
+        words = [t for t in tokens if t[0].isalpha()]
+        capitalised = sum(t[0].isupper() for t in words) / max(1, len(words))
+        if capitalised >= 0.6 or _SECTION_NUMBER.match(tokens[0]):
+            return "heading"
     return "prose" if len(tokens) >= PROSE_WORDS or final in ".!?" else "other"
 
 
 def _fold(text: str) -> str:
     """Words on one line; a word broken at a line end by a hyphen is joined."""
-    return " ".join(re.sub(r"(?<=[a-z])-\s*\n\s*(?=[a-z])", "", text).split())
+    return " ".join((_BROKEN_WORD.sub("", text) if "-" in text else text).split())
 
 
 def _sentences(text: str, start: int, end: int) -> list[Unit]:
@@ -118,7 +124,7 @@ def _sentences(text: str, start: int, end: int) -> list[Unit]:
     units: list[Unit] = []
     begin = start
     for match in _SENTENCE_END.finditer(text, start, end):
-        before = text[begin : match.start() + 1].split()
+        before = text[max(begin, match.start() - 24) : match.start() + 1].split()
         last = before[-1].rstrip(".").lower() if before else ""
         if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
             continue
