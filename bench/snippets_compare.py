@@ -60,33 +60,30 @@ def main() -> int:
         comparison = Comparer(snippets=snippets).compare(engine, query, strategies, settings.search)
         return (time.perf_counter() - started) * 1000, sum(len(r.snippets) for r in comparison.runs.values())
 
-    times: dict[str, list[float]] = {"without": [], "cold": [], "session": []}
+    pairs: dict[str, list[tuple[float, float]]] = {"cold": [], "session": []}  # (with, without)
     given = 0
     for round_ in range(args.rounds):
-        for number, query in enumerate(dataset.queries):
-            for snippets in (True, False) if (number + round_) % 2 == 0 else (False, True):
-                analysed.cache_clear()
-                ms, count = run(query.text, snippets)
-                times["cold" if snippets else "without"].append(ms)
-                given += count
-        analysed.cache_clear()
-        for query in dataset.queries:
-            times["session"].append(run(query.text, True)[0])
+        for mode in ("cold", "session"):
+            analysed.cache_clear()
+            for number, query in enumerate(dataset.queries):
+                if mode == "cold":
+                    analysed.cache_clear()
+                first = (number + round_) % 2 == 0
+                timed = {s: run(query.text, s) for s in ((True, False) if first else (False, True))}
+                pairs[mode].append((timed[True][0], timed[False][0]))
+                given += timed[True][1]
     engine.close()
-    off = times["without"]
     print(
         f"{dataset.name}: {len(dataset.queries)} questions × {args.rounds} rounds, strategies {' '.join(strategies)}"
     )
-    print(f"  results given a snippet: {given / len(times['cold']):.1f} per Compare run")
-    print(
-        f"  without snippets:        median {statistics.median(off):5.0f} ms, total {sum(off) / 1000:5.1f} s"
-    )
-    for mode in ("cold", "session"):
-        on = times[mode]
+    print(f"  results given a snippet: {given / sum(map(len, pairs.values())):.1f} per Compare run")
+    for mode, found in pairs.items():
+        on, off = [a for a, _ in found], [b for _, b in found]
         print(
-            f"  with snippets, {mode + ':':9} median {statistics.median(on):5.0f} ms, total {sum(on) / 1000:5.1f} s,"
-            f" with / without {sum(on) / sum(off):.3f}, median of the paired ratios"
-            f" {statistics.median(a / b for a, b in zip(on, off)):.3f} (target ≤ {TARGET:.2f})"
+            f"  {mode + ':':8} without snippets median {statistics.median(off):4.0f} ms, with {statistics.median(on):4.0f}"
+            f" ms; totals {sum(off) / 1000:.1f} / {sum(on) / 1000:.1f} s; with / without: totals"
+            f" {sum(on) / sum(off):.3f}, median of the pairs {statistics.median(a / b for a, b in found):.3f}"
+            f" (target ≤ {TARGET:.2f})"
         )
     return 0
 

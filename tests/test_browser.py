@@ -152,6 +152,15 @@ def _upload(page: Any, *paths: Path) -> None:
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files([str(p) for p in paths])
 
 
+def _ask(page: Any, query: str) -> None:
+    """Go to Compare and ask ``query``."""
+    page.get_by_role("link", name="Compare").click()
+    page.wait_for_selector(IDLE)
+    question = page.get_by_label("Question")
+    question.fill(query)
+    question.press("Enter")
+
+
 def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., str], tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
@@ -183,11 +192,7 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
         expect(errors).to_have_count(0)
         page.wait_for_selector(IDLE)
 
-        page.get_by_role("link", name="Compare").click()
-        page.wait_for_selector(IDLE)
-        question = page.get_by_label("Question")
-        question.fill(QUERY)
-        question.press("Enter")
+        _ask(page, QUERY)
         adaptive = page.locator(".drag-card").filter(
             has=page.get_by_role("heading", name="adaptive", exact=True)
         )
@@ -291,16 +296,16 @@ def test_a_page_opens_highlighted_and_labels_become_a_data_set_in_a_browser(
         )
         page.goto(app_url)
         page.wait_for_selector(IDLE, timeout=STARTUP_S * 1000)
-        _upload(page, PDF)
-        expect(
-            page.get_by_test_id("stAlertContentSuccess").filter(has_text=f"{PDF.name}: indexed")
-        ).to_be_visible()
+        notes = tmp_path / "notes.md"
+        notes.write_text(
+            "# Results\n\nNet sales grew in the fourth quarter of the year.\n\nThe weather was fine.\n"
+        )
+        _upload(page, PDF, notes)
+        done = page.get_by_test_id("stAlertContentSuccess")
+        expect(done.filter(has_text=f"{PDF.name}: indexed")).to_be_visible()
+        expect(done.filter(has_text="notes.md: indexed")).to_be_visible()
         page.wait_for_selector(IDLE)
-        page.get_by_role("link", name="Compare").click()
-        page.wait_for_selector(IDLE)
-        question = page.get_by_label("Question")
-        question.fill(QUERY)
-        question.press("Enter")
+        _ask(page, QUERY)
         card = page.locator('.drag-card[data-strategy="adaptive"]')
         expect(card.locator(".snippet mark.drag-term").first).to_be_visible()  # the question's words marked
         expect(card.locator(".scores").first).to_have_text(
@@ -340,7 +345,7 @@ def test_a_page_opens_highlighted_and_labels_become_a_data_set_in_a_browser(
         expect(answer).to_contain_text(f"[{PDF.name} p.")
         expect(card.locator(".label.yes")).to_have_count(1)  # the cards show the page marked relevant
         page.screenshot(path=str(SHOTS / "evidence-answer-1400.png"), full_page=True)
-        answer.locator("a.drag-open").first.click()
+        answer.locator("a.drag-open", has_text=PDF.name).first.click()
         expect(dialog.locator('[data-testid="stImage"] img')).to_be_visible()
         expect(dialog.get_by_text("Highlighted: the sentence the answer quotes")).to_be_visible()
         page.keyboard.press("Escape")
@@ -356,4 +361,21 @@ def test_a_page_opens_highlighted_and_labels_become_a_data_set_in_a_browser(
         expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
         page.wait_for_selector(IDLE)
         page.screenshot(path=str(SHOTS / "evidence-my-labels-1400.png"), full_page=True)
+
+        page.get_by_role("link", name="Tree").click()  # the inspector opens pages too: a text file's as text
+        page.wait_for_selector(IDLE)
+        page.get_by_role("button", name="Show the page").click()
+        expect(dialog.locator(".drag-page-text mark.drag-term").first).to_be_visible()
+        expect(dialog.get_by_text("notes.md")).to_be_visible()
+        page.keyboard.press("Escape")
+        expect(dialog).to_have_count(0)
+        page.get_by_test_id("stSelectbox").filter(has_text="Document").click()
+        page.get_by_role("option", name=PDF.name).click()
+        page.wait_for_selector(IDLE)
+        page.get_by_test_id("stExpander").filter(has_text="Page 3").locator("summary").click()
+        page.get_by_role("button", name="Show page 3").click()
+        expect(dialog.get_by_text("page 3 of 9")).to_be_visible()
+        expect(dialog.locator('[data-testid="stImage"] img')).to_be_visible()
+        page.wait_for_selector(IDLE)
+        page.screenshot(path=str(SHOTS / "evidence-tree-page-1400.png"))
         assert hosts == {urlsplit(app_url).netloc}, hosts

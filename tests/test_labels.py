@@ -102,12 +102,18 @@ def test_two_processes_labelling_at_once_lose_nothing(tmp_path: Path) -> None:
     assert len(found) == 50 and {label.query for label in found} == {"question one", "question two"}
 
 
-def test_removing_a_document_keeps_its_labels_marked_stale(
-    make_engine: Callable[..., Engine], tmp_path: Path
-) -> None:
+@pytest.fixture
+def indexed(make_engine: Callable[..., Engine], tmp_path: Path) -> tuple[Engine, Labels]:
+    """An engine on a store folder holding the two small filings, and that folder's labels."""
     engine = make_engine(store=str(tmp_path / "qdrant"))
     assert all(r.ok for r in engine.ingest_paths([ULTA, FOOT]))
-    labels = Labels(tmp_path / "qdrant" / "labels")
+    return engine, Labels(tmp_path / "qdrant" / "labels")
+
+
+def test_removing_a_document_keeps_its_labels_marked_stale(
+    indexed: tuple[Engine, Labels], tmp_path: Path
+) -> None:
+    engine, labels = indexed
     mark_page(engine, labels, QUESTION, ULTA.name, 2, True)
     mark_page(engine, labels, QUESTION, FOOT.name, 1, False)
     assert page_marks(labels, QUESTION) == {(ULTA.name, 2): True, (FOOT.name, 1): False}
@@ -150,11 +156,9 @@ def test_an_export_is_a_data_set_drag_eval_reads(tmp_path: Path) -> None:
 
 
 def test_the_labels_are_evaluated_on_the_index_they_were_made_on(
-    make_engine: Callable[..., Engine], tmp_path: Path
+    indexed: tuple[Engine, Labels], tmp_path: Path
 ) -> None:
-    engine = make_engine(store=str(tmp_path / "qdrant"))
-    assert all(r.ok for r in engine.ingest_paths([ULTA, FOOT]))
-    labels = Labels(tmp_path / "qdrant" / "labels")
+    engine, labels = indexed
     mark_page(engine, labels, QUESTION, ULTA.name, 1, True)
     mark_page(engine, labels, "Who is leaving Foot Locker?", FOOT.name, 1, True)
     before = engine.node_count()

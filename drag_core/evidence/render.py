@@ -1,10 +1,12 @@
 """A PDF page as an image, with passages of its text highlighted: rendered by PDFium (pypdfium2, the project's
 PDF engine), boxes from PDFium's character positions, drawn with numpy, written as PNG by ``png``.
 
-``PageImages`` keeps the plain render of recent pages (pixels and every character's box, per document version,
-page and scale), so highlighting other passages of a page — another question, another strategy — costs a
-blend and a PNG, no PDFium call; and it keeps the last PNGs it made, so a redraw of the same view costs nothing.
-Measured on a 99-page 10-K (bench/evidence_render.py, docs/benchmarks.md).
+``PageImages`` keeps the plain render of recent pages (pixels, their PNG in bands, every character's box, per
+document version, page and scale), so highlighting other passages of a page — another question, another
+strategy — costs a blend and the re-compression of the bands the highlight touches, no PDFium call; and it
+keeps the last PNGs it made, so a redraw of the same view costs nothing. Measured on a 99-page 10-K
+(bench/evidence_render.py, docs/benchmarks.md): first highlighted page ~70–90 ms, again ~10 ms on this busy
+2-core machine.
 
 Every failure is a ``PageError`` with a one-line reason for people: not a PDF, protected by a password,
 damaged, a page that does not exist. A page without a text layer (a scan) renders, with a note and no boxes.

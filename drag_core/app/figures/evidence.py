@@ -95,12 +95,17 @@ def marked_html(text: str, highlights: Sequence[tuple[int, int]], marks: Sequenc
 
 
 def answer_html(extracts: Sequence[Extract]) -> str:
-    """An extractive answer: each sentence followed by its citation, which opens the page."""
-    sentences = [
-        f'{html.escape(e.text)} <span class="cite">{open_link(e.file_name, e.page, html.escape(e.citation), [(e.start, e.end)])}</span>'
+    """An extractive answer, labelled as extracted: its sentences best first, each followed by its citation,
+    which opens the page with the sentence highlighted."""
+    items = "".join(
+        f"<li>{html.escape(e.text)} "
+        f'<span class="cite">{open_link(e.file_name, e.page, html.escape(e.citation), [(e.start, e.end)])}</span></li>'
         for e in extracts
-    ]
-    return f'{EVIDENCE_CSS}<div class="drag-answer">{" ".join(sentences)}</div>'
+    )
+    return (
+        f'{EVIDENCE_CSS}<div class="drag-answer"><b>Extracted answer</b> (the sentences quoted as they are, best '
+        f"first; nothing is generated)<ol>{items}</ol></div>"
+    )
 
 
 def cited_html(text: str, pages: Iterable[tuple[str, int]]) -> str:

@@ -29,7 +29,7 @@ def node_label(node: Node | Candidate) -> str:
     root = " · root" if node.parent_id == -1 else ""
     title = getattr(node, "title", "")
     named = f" · {snippet(title, TITLE_CHARS)}" if title else ""
-    return f"L{node.level} · {page_span(node.page_start, node.page_end)}{root}{named}"
+    return f"L{node.level} · {page_span(node.page_start, node.page_end)}{named}{root}"
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
