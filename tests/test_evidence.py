@@ -235,7 +235,9 @@ def test_the_page_viewer_over_an_index(make_engine: Callable[..., Engine], tmp_p
     kept.write_bytes(truncated(ULTA, 0.3))  # the copy damaged on disk
     damaged = view_page(engine, PageImages(), ULTA.name, 2, QUERY)
     assert damaged.image is None and damaged.snippet.units and damaged.text
-    assert damaged.note.startswith("the PDF is damaged") and damaged.note.endswith("its text is shown instead")
+    assert damaged.note.startswith("the PDF is damaged") and damaged.note.endswith(
+        "its text is shown instead"
+    )
     engine.originals.remove(doc_id)
     kept_away = view_page(engine, PageImages(), ULTA.name, 2, QUERY)
     assert kept_away.image is None and kept_away.note == NOT_KEPT and kept_away.snippet.units
