@@ -29,7 +29,6 @@ from drag_core.ingest.pipeline import (
     CancelCheck,
     Ingestor,
     IngestReport,
-    IngestStatus,
     ProgressCallback,
     ProgressEvent,
     built_alike,
@@ -236,14 +235,6 @@ class Engine:
             except OSError as error:
                 log.warning("could not keep the original of %s: %s", report.file_name, error)
         return report
-
-    def keep_original(self, name: str, data: bytes) -> None:
-        """Keep the bytes of a file indexed already (an upload found unchanged before the engine saw it)."""
-        doc_id = document_id(data)
-        if any(d.doc_id == doc_id and d.file_name == clean_file_name(name) for d in self.documents()):
-            self._keep_original(
-                IngestReport(clean_file_name(name), IngestStatus.UNCHANGED, doc_id=doc_id), lambda: data
-            )
 
     def _unchanged(self, name: str, data: bytes | None) -> IngestReport | None:
         """The report of a file indexed already with these bytes (nothing parsed, described or embedded), else
