@@ -35,6 +35,7 @@ from drag_core.ingest.pipeline import (
     failed,
     stop_if_asked,
 )
+from drag_core.ingest.tree import node_id_base
 from drag_core.ingest.vector_text import VectorPolicy
 from drag_core.models.embeddings import Embedder
 from drag_core.models.files import DENSE_DIM
@@ -42,6 +43,8 @@ from drag_core.models.query_embedder import QueryEmbedder
 from drag_core.search import SearchContext, SearchParams, SearchResult
 from drag_core.search import strategy as strategy_named
 from drag_core.store import NodeStore, QueryVectors, open_store
+from drag_core.store.originals import Originals, originals_folder
+from drag_core.text import counted
 from drag_core.types import Node
 
 __all__ = ["DocumentInfo", "Engine", "default_summarizer"]
@@ -100,6 +103,8 @@ class Engine:
             every session of the app.
         lease: this engine's writer id and lease: other engines writing into the same collection leave its
             half-written documents alone (``lease``).
+        originals: the original files of the documents ingested from bytes, by content hash (a PDF page is
+            rendered from them; ``store.originals``).
     """
 
     def __init__(
@@ -126,6 +131,7 @@ class Engine:
         self._query_embedder: QueryEmbedder | None = None
         self._ingestor: Ingestor | None = None
         self.lease = Lease(seconds=settings.lease_seconds)
+        self.originals = Originals(originals_folder(settings))
         self.store.ensure_collection(self._dense_dim())
         self.store.recover(self.lease)
 
@@ -200,7 +206,8 @@ class Engine:
         # the others are parsed (with pypdf: in parallel) while earlier files are being ingested
         loads = iter(self.parser.parse_paths([path for path, report in zip(paths, known) if report is None]))
         for path, report in zip(paths, known):
-            yield report or self._ingest(path.name, next(loads), progress)
+            report = report or self._ingest(path.name, next(loads), progress)
+            yield self._keep_original(report, lambda path=path: _read(path, self.settings.max_file_bytes))
 
     def ingest_bytes(
         self,
@@ -212,9 +219,22 @@ class Engine:
         """Ingest an uploaded file. ``cancel`` is asked between batches of every stage before the store stage:
         when it says yes the file ends ``cancelled`` and the index holds nothing of it (an older version of the
         file stays as it was)."""
-        return self._unchanged(name, data) or self._ingest(
+        report = self._unchanged(name, data) or self._ingest(
             name, lambda: self.parser.parse_bytes(name, data), progress, cancel
         )
+        return self._keep_original(report, lambda: data)
+
+    def _keep_original(self, report: IngestReport, read: Callable[[], bytes | None]) -> IngestReport:
+        """Keep the bytes of a file the index now holds (``originals``); a failure to keep them costs only
+        the page image, never the ingest."""
+        if report.ok and report.doc_id:
+            try:
+                data = read()
+                if data is not None and document_id(data) == report.doc_id:
+                    self.originals.put(report.doc_id, data)
+            except OSError as error:
+                log.warning("could not keep the original of %s: %s", report.file_name, error)
+        return report
 
     def _unchanged(self, name: str, data: bytes | None) -> IngestReport | None:
         """The report of a file indexed already with these bytes (nothing parsed, described or embedded), else
@@ -294,10 +314,13 @@ class Engine:
             return self.store.nodes_of(self._document(file_name).doc_id, with_text, file_name)
 
     def remove(self, file_name: str) -> int:
-        """Remove a document and every one of its nodes; returns how many nodes were removed."""
+        """Remove a document and every one of its nodes (and its original, unless another file holds the same
+        bytes); returns how many nodes were removed."""
         with self.lock:
             info = self._document(file_name)
             self.store.delete_document(info.doc_id, file_name)
+            if not any(d.doc_id == info.doc_id for d in self.documents()):
+                self.originals.remove(info.doc_id)
         return info.nodes
 
     def node_count(self) -> int:
@@ -347,6 +370,32 @@ class Engine:
     def pages_of(self, node_id: int) -> list[Node]:
         """The pages (with text) under one node; the node itself when it is a page. Empty for an unknown id."""
         return self.context_pages(self.nodes([node_id]))
+
+    def document(self, file_name: str) -> DocumentInfo:
+        """The indexed document of that name. Raises ``KeyError`` with a one-line reason."""
+        return self._document(file_name)
+
+    def page(self, file_name: str, number: int) -> Node:
+        """Page ``number`` (1-based) of an indexed document, with its text. Raises ``KeyError`` for a file that
+        is not indexed and ``ValueError`` for a page it does not have."""
+        info = self._document(file_name)
+        if not 1 <= number <= info.pages:
+            raise ValueError(f"page {number} does not exist: {file_name} has {counted(info.pages, 'page')}")
+        wanted = node_id_base(file_name, info.doc_id) + number - 1  # leaves come first, in page order
+        found = [n for n in self.nodes([wanted]) if n.level == 0 and n.page_start == number]
+        if not found:
+            with self.lock:
+                nodes = self.store.nodes_of(info.doc_id, True, file_name)
+            found = [n for n in nodes if n.level == 0 and n.page_start == number]
+        if not found:
+            raise ValueError(f"page {number} of {file_name} is not in the index")
+        return found[0]
+
+    def original(self, doc_id: str) -> bytes | None:
+        """The bytes of a document version (``doc_id``) as it was ingested, or None when they are not kept
+        here: it was ingested before originals were kept, from pages rather than a file, or by another machine
+        into a shared server."""
+        return self.originals.get(doc_id)
 
     def _document(self, file_name: str) -> DocumentInfo:
         for info in self.documents():

@@ -9,6 +9,7 @@ __all__ = [
     "CHARS_PER_TOKEN",
     "ENGLISH_STOPWORDS",
     "approx_tokens",
+    "citation",
     "content_words",
     "counted",
     "page_span",
@@ -56,3 +57,8 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
 def page_span(page_start: int, page_end: int) -> str:
     """``p.3`` or ``p.3–7``."""
     return f"p.{page_start}" if page_start == page_end else f"p.{page_start}–{page_end}"
+
+
+def citation(file_name: str, page_start: int, page_end: int) -> str:
+    """``[file p.X]`` or ``[file p.X–Y]``: how answers cite pages."""
+    return f"[{file_name} {page_span(page_start, page_end)}]"

@@ -15,15 +15,14 @@ from drag_core import DEFAULT_STRATEGIES, KNEE_METHODS, SCORE_SOURCES, STRATEGIE
 from drag_core.app import figures, ui
 from drag_core.app.compare import (
     Comparison,
-    answer,
-    citations,
     export_tables,
     index_key,
     knob_readers,
     to_csv,
     to_json,
 )
-from drag_core.app.display import counted, escape_markdown
+from drag_core.app.display import escape_markdown
+from drag_core.app.evidence import labels_of, page_marks
 from drag_core.app.sample import SAMPLE_PDF, SAMPLE_QUERY
 
 ui.page("pages/compare.py")
@@ -131,10 +130,15 @@ def knee_knobs(walk: dict[str, int]) -> SearchParams:
 
 
 def cards(comparison: Comparison) -> None:
-    """One card per strategy, at most ``CARDS_PER_ROW`` to a row, drawn as one HTML element (cheap to redraw)."""
+    """One card per strategy, at most ``CARDS_PER_ROW`` to a row, drawn as one HTML element (cheap to redraw);
+    a click on a result's page opens it in the page viewer."""
     count = len(comparison.runs)
     per_row = count if count <= CARDS_PER_ROW else -(-count // 2)
-    st.html(figures.cards_html(comparison, per_row, RESULTS_PX, SUMMARY_CHARS))
+    marks = page_marks(labels_of(engine.settings), comparison.query)
+    html = figures.cards_html(comparison, per_row, RESULTS_PX, SUMMARY_CHARS, marks)
+    opened = ui.page_links(html, key="cards")
+    if opened is not None:
+        ui.show_page(opened, comparison.query)
 
 
 def steps(comparison: Comparison) -> None:
@@ -163,37 +167,6 @@ def steps(comparison: Comparison) -> None:
             if below is not None:
                 st.html(below)
             st.table(figures.step_rows(run.result))
-
-
-def answer_panel(query: str, comparison: Comparison) -> None:
-    if not st.toggle("Answer from one strategy's context", key="answer_on"):
-        return
-    llm = ui.llm_config()
-    if llm is None:
-        st.info(
-            "No LLM endpoint is configured, so no answer is generated. Set `DRAG_LLM_BASE_URL` (and "
-            "`DRAG_LLM_MODEL`, `DRAG_LLM_API_KEY` if needed) in the environment or in `.streamlit/secrets.toml`; "
-            "everything above works without it."
-        )
-        return
-    source = st.selectbox("Context from", list(comparison.runs), key="answer_strategy")
-    run = comparison.runs[source]
-    st.caption(f"{counted(run.pages, 'page')}, ≈ {run.tokens:,} tokens, sent to {llm.model} at {llm.host}.")
-    answers = st.session_state.setdefault("answers", {})
-    key = (query, tuple(page.id for page in run.context), llm.model, llm.base_url)
-    if key not in answers:
-        with st.spinner("Asking the LLM…"):
-            try:
-                answers[key] = (True, answer(llm, query, run.context))
-            except DragError as error:
-                answers[key] = (False, str(error))
-    ok, text = answers[key]
-    if ok:
-        ui.show_text(text)
-        st.caption("Sources: " + escape_markdown(" ".join(citations(run.context))))
-    else:
-        st.error("The LLM did not answer: " + escape_markdown(text))
-        st.button("Try again", key="answer_retry", on_click=answers.pop, args=(key, None))
 
 
 def exports(comparison: Comparison) -> None:
@@ -249,7 +222,8 @@ def instrument(query: str, strategies: list[str], walk: dict[str, int]) -> None:
         st.plotly_chart(overlap, key="overlap", config={"displayModeBar": False})
     steps(comparison)
     st.divider()
-    answer_panel(query, comparison)
+    ui.answer_panel(query, comparison)
+    ui.labels_panel(query)
     exports(comparison)
     views_drawn = st.session_state["views_drawn"] = st.session_state.get("views_drawn", 0) + 1
     st.caption(f"Drawn in {(time.perf_counter() - started) * 1000:.0f} ms (view {views_drawn}).")

@@ -12,25 +12,30 @@ from drag_core import DEFAULT_STRATEGIES, STRATEGIES
 from drag_core.app import figures, ui
 from drag_core.app.display import clock, counted, escape_markdown
 from drag_core.app.evaluation import (
+    LABELS_NAME,
     PARENT_DENSE_CHOICES,
     PARENT_SPARSE_CHOICES,
     SWEEPABLE,
     EvalJob,
+    IndexEvalJob,
     JobStage,
     Plan,
     VectorPolicy,
     find_datasets,
     headline,
     index_built_at,
+    labels_dataset,
     load_dataset,
     plan,
     query_rows,
     run_specs,
+    start_labels_evaluation,
     summary_rows,
     sweep_values,
     sweep_verdicts,
     verdicts,
 )
+from drag_core.app.evidence import label_counts, labels_of
 
 ui.page("pages/evaluate.py")
 settings = ui.settings()
@@ -61,21 +66,38 @@ st.caption(
 
 DATA = settings.eval_data
 folders = find_datasets(DATA)
+labels = labels_of(settings)
+own = labels is not None and bool(labels.all())
 choice = st.selectbox(
     "Data set",
-    [*map(str, folders), "another folder…"],
-    format_func=lambda p: Path(p).name or p,
+    [*([LABELS_NAME] if own else []), *map(str, folders), "another folder…"],
+    format_func=lambda p: p if p == LABELS_NAME else Path(p).name or p,
     key="eval_data",
+    help="'my labels': the pages you marked relevant on Compare, judged on this app's own index.",
 )
-folder = st.text_input("Data set folder", key="eval_folder") if choice == "another folder…" else choice
-if not folder:
-    st.info(f"No data set found in {escape_markdown(str(DATA))}; type a folder.")
-    st.stop()
-try:
-    dataset = load_dataset(folder)
-except (OSError, ValueError) as error:
-    st.error(escape_markdown(str(error)))
-    st.stop()
+on_labels = choice == LABELS_NAME
+if on_labels:
+    engine = ui.engine()
+    dataset, _ = labels_dataset(engine, labels)
+    counts = label_counts(labels, ui.documents(engine))
+    st.caption(
+        f"Your labels ({escape_markdown(str(labels.folder))}): {counted(counts.ready, 'question')} with a page "
+        f"marked relevant, on this app's own index — nothing is indexed, only the questions are asked. "
+        f"{counted(counts.stale, 'stale label')} (documents removed or changed since) left out."
+    )
+    if not dataset.queries:
+        st.info("No question has a page marked relevant that is still indexed: mark some on Compare.")
+        st.stop()
+else:
+    folder = st.text_input("Data set folder", key="eval_folder") if choice == "another folder…" else choice
+    if not folder:
+        st.info(f"No data set found in {escape_markdown(str(DATA))}; type a folder.")
+        st.stop()
+    try:
+        dataset = load_dataset(folder)
+    except (OSError, ValueError) as error:
+        st.error(escape_markdown(str(error)))
+        st.stop()
 
 left, right = st.columns(2)
 runs = left.multiselect("Strategies", list(STRATEGIES), default=list(DEFAULT_STRATEGIES), key="eval_runs")
@@ -83,16 +105,17 @@ extra = right.text_input(
     "More runs (space separated)", key="eval_extra", placeholder="flat:top_k=10 adaptive:sensitivity=2"
 )
 limit = left.number_input("Queries (first N)", 1, len(dataset.queries), min(len(dataset.queries), 50))
-parent_dense = right.selectbox("Parent dense vector", PARENT_DENSE_CHOICES, index=1, key="eval_pd")
-parent_sparse = right.selectbox("Parent sparse vector", PARENT_SPARSE_CHOICES, index=1, key="eval_ps")
-with st.expander("Sweep one parameter instead"):
-    sweep_param = st.selectbox("Parameter", ["(no sweep)", *SWEEPABLE], key="eval_sweep_param")
-    values_text = st.text_input(
-        "Values (space separated)",
-        sweep_values(sweep_param, settings),
-        key=f"eval_sweep_values_{sweep_param}",
-        help="A sweep draws each strategy's line through its values over flat's top-k curve.",
-    )
+if not on_labels:  # the labels are judged on the index as it is built
+    parent_dense = right.selectbox("Parent dense vector", PARENT_DENSE_CHOICES, index=1, key="eval_pd")
+    parent_sparse = right.selectbox("Parent sparse vector", PARENT_SPARSE_CHOICES, index=1, key="eval_ps")
+    with st.expander("Sweep one parameter instead"):
+        sweep_param = st.selectbox("Parameter", ["(no sweep)", *SWEEPABLE], key="eval_sweep_param")
+        values_text = st.text_input(
+            "Values (space separated)",
+            sweep_values(sweep_param, settings),
+            key=f"eval_sweep_values_{sweep_param}",
+            help="A sweep draws each strategy's line through its values over flat's top-k curve.",
+        )
 
 try:
     specs = run_specs([*runs, *extra.split()], settings)
@@ -100,33 +123,38 @@ except ValueError as error:
     st.error(escape_markdown(str(error)))
     st.stop()
 
-policy = VectorPolicy(parent_dense=parent_dense, parent_sparse=parent_sparse)
-built = index_built_at(dataset, policy, settings)
-cost = estimate(str(dataset.root), dataset.fingerprint(), policy, built, repr(settings))
-if cost.ready:
-    st.caption("The index of this data set is built for these settings: the run only asks the queries.")
-else:
-    unit, holder = ("passage", "passage") if dataset.kind == "passages" else ("page", "document")
-    st.warning(
-        f"The first run indexes the whole data set — {counted(cost.pages, unit)} in {counted(cost.files, holder)}, "
-        f"about {clock(cost.seconds)} — whatever "
-        "the number of queries (finding the right document is part of the task). Later runs reuse the index. "
-        "It runs in the background at a lower priority; you can cancel it.",
-        icon=":material/schedule:",
-    )
+if not on_labels:
+    policy = VectorPolicy(parent_dense=parent_dense, parent_sparse=parent_sparse)
+    built = index_built_at(dataset, policy, settings)
+    cost = estimate(str(dataset.root), dataset.fingerprint(), policy, built, repr(settings))
+    if cost.ready:
+        st.caption("The index of this data set is built for these settings: the run only asks the queries.")
+    else:
+        unit, holder = ("passage", "passage") if dataset.kind == "passages" else ("page", "document")
+        st.warning(
+            f"The first run indexes the whole data set — {counted(cost.pages, unit)} in "
+            f"{counted(cost.files, holder)}, about {clock(cost.seconds)} — whatever "
+            "the number of queries (finding the right document is part of the task). Later runs reuse the index. "
+            "It runs in the background at a lower priority; you can cancel it.",
+            icon=":material/schedule:",
+        )
 
-job: EvalJob | None = st.session_state.get(JOB)
+job: EvalJob | IndexEvalJob | None = st.session_state.get(JOB)
 if st.button("Run", type="primary", disabled=not specs or (job is not None and job.running), key="eval_run"):
-    sweep = None if sweep_param == "(no sweep)" else (sweep_param, values_text.split())
     runs_asked = [*runs, *extra.split()]
-    st.session_state[JOB] = job = EvalJob.start(dataset.root, int(limit), runs_asked, policy, sweep, ui.env())
+    if on_labels:
+        job = start_labels_evaluation(engine, labels, runs_asked, int(limit), settings)
+    else:
+        sweep = None if sweep_param == "(no sweep)" else (sweep_param, values_text.split())
+        job = EvalJob.start(dataset.root, int(limit), runs_asked, policy, sweep, ui.env())
+    st.session_state[JOB] = job
     st.session_state.pop(RESULT, None)
 
 
 @st.fragment(run_every=1.0 if job is not None and job.running else None)
 def progress_panel() -> None:
     """The running evaluation, redrawn every second: stage, file and batch, queries, Cancel."""
-    running: EvalJob | None = st.session_state.get(JOB)
+    running: EvalJob | IndexEvalJob | None = st.session_state.get(JOB)
     if running is None:
         if st.session_state.get("eval_cancelled"):
             st.rerun()  # the whole page: the note below, and no more polling
@@ -160,7 +188,7 @@ def progress_panel() -> None:
         st.button("Cancel", key="eval_cancel", on_click=cancel, args=(running,), icon=":material/cancel:")
 
 
-def cancel(running: EvalJob) -> None:
+def cancel(running: EvalJob | IndexEvalJob) -> None:
     running.cancel()
     st.session_state.pop(JOB, None)
     st.session_state["eval_cancelled"] = True

@@ -7,6 +7,7 @@ import streamlit as st
 from drag_core import Node
 from drag_core.app import figures, ui
 from drag_core.app.display import counted, escape_markdown, page_span
+from drag_core.app.evidence import PageTarget
 
 ui.page("pages/tree.py")
 
@@ -33,6 +34,7 @@ nodes = tree_nodes(info.doc_id, file_name)
 by_id = {n.id: n for n in nodes}
 
 marks = None
+query = ""
 comparison = ui.last_comparison()
 with right:
     if comparison is not None:
@@ -45,6 +47,7 @@ with right:
         )
         if strategy != "none":
             marks = figures.node_marks(comparison.runs[strategy].result)
+            query = comparison.query
             st.caption("Query: " + escape_markdown(comparison.query[:200]))
     else:
         st.caption("Run a query on Compare to see which nodes each strategy visited, kept and returned.")
@@ -91,12 +94,22 @@ st.markdown("**Keywords**")
 ui.show_text(", ".join(node.keywords), empty="(none)")
 st.markdown("**Page text**")
 pages = engine.pages_of(node.id)
+
+
+def show_button(page: Node, label: str) -> None:
+    """A button that opens the page in the page viewer (highlighted for the Compare query shown above)."""
+    if st.button(label, key=f"tree_show_{page.id}", icon=":material/article:"):
+        ui.show_page(PageTarget(page.file_name, page.page_start), query)
+
+
 if len(pages) == 1:
+    show_button(pages[0], "Show the page")
     with st.container(height=420):
         ui.show_text(pages[0].text, empty="(no extractable text on this page)")
 else:
     for page in pages[:PAGE_TEXTS_SHOWN]:
         with st.expander(f"Page {page.page_start}"):
+            show_button(page, f"Show page {page.page_start}")
             ui.show_text(page.text, empty="(no extractable text on this page)")
     if len(pages) > PAGE_TEXTS_SHOWN:
         st.caption(f"{counted(len(pages) - PAGE_TEXTS_SHOWN, 'more page')}: pick a lower node to read them.")

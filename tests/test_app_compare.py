@@ -33,9 +33,14 @@ def _figures(at) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
+def _linked_html(at) -> list[str]:
+    """The HTML of every block drawn with page links (``ui.page_links``: an ``st.components.v2`` element)."""
+    return [json.loads(c.proto.json)["html"] for c in at.get("bidi_component")]
+
+
 def _card_block(at) -> str:
     """The strategy cards (one HTML block)."""
-    (block,) = [h.proto.body for h in at.get("html") if "drag-card" in h.proto.body]
+    (block,) = [h for h in _linked_html(at) if "drag-card" in h]
     return block
 
 
@@ -100,6 +105,7 @@ def test_strategies_side_by_side_with_files_curves_overlap_and_exports(compared)
     assert [t.label for t in at.tabs] == DEFAULT
     assert len(at.table) == 1
     assert [b.label for b in at.download_button] == [
+        "my-labels.zip",
         "comparison.json",
         "metrics.csv",
         "nodes.csv",
@@ -188,8 +194,13 @@ def test_answer_with_a_real_local_llm_cites_its_pages(
     run = at.session_state["comparison"].runs["flat"]
     answers = [text for ok, text in at.session_state["answers"].values() if ok]
     assert answers and answers[-1].strip()
-    assert any(t.value == answers[-1] for t in at.text)
+    (block,) = [h for h in _linked_html(at) if 'class="drag-answer"' in h]
+    shown = html.unescape(re.sub(r"<style>.*?</style>|<[^>]+>", " ", block, flags=re.S))
+    assert shown.split() == answers[-1].replace("[", " [").replace("]", "] ").split(), "the answer as it came"
     page = run.context[0]
+    cited = f"[{page.file_name} p.{page.page_start}]"
+    if cited in answers[-1]:  # a citation of a page it was given opens that page
+        assert html.escape(json.dumps({"file": page.file_name, "page": page.page_start}), quote=True) in block
     assert any(f"[{page.file_name} p.{page.page_start}]" in c.value.replace("\\", "") for c in at.caption)
 
 

@@ -243,6 +243,7 @@ ROOMS = {
     "cli",
     "data",
     "evaluation",
+    "evidence",
     "ingest",
     "integrations",
     "knee",

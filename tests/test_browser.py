@@ -9,6 +9,7 @@ traceback. Waits on the app's script state, never on sleeps.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -151,6 +152,15 @@ def _upload(page: Any, *paths: Path) -> None:
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files([str(p) for p in paths])
 
 
+def _ask(page: Any, query: str) -> None:
+    """Go to Compare and ask ``query``."""
+    page.get_by_role("link", name="Compare").click()
+    page.wait_for_selector(IDLE)
+    question = page.get_by_label("Question")
+    question.fill(query)
+    question.press("Enter")
+
+
 def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., str], tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
@@ -182,11 +192,7 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
         expect(errors).to_have_count(0)
         page.wait_for_selector(IDLE)
 
-        page.get_by_role("link", name="Compare").click()
-        page.wait_for_selector(IDLE)
-        question = page.get_by_label("Question")
-        question.fill(QUERY)
-        question.press("Enter")
+        _ask(page, QUERY)
         adaptive = page.locator(".drag-card").filter(
             has=page.get_by_role("heading", name="adaptive", exact=True)
         )
@@ -270,3 +276,106 @@ def test_cancel_an_upload_and_an_evaluation_in_a_browser(
         ).to_be_visible()
         page.wait_for_selector(IDLE)
         assert not list((tmp_path / "eval").rglob("manifest.json"))
+
+
+def test_a_page_opens_highlighted_and_labels_become_a_data_set_in_a_browser(
+    serve_app: Callable[..., str], tmp_path: Path
+) -> None:
+    """Click a result: its page, rendered, the matching sentences highlighted; mark it relevant; the extracted
+    answer's citation opens its page; the labels are a data set the Evaluate page runs on this index."""
+    from urllib.parse import urlsplit
+
+    from playwright.sync_api import expect
+
+    app_url = serve_app()
+    with browser_page(tmp_path) as page:
+        hosts: set[str] = set()
+        page.on(  # data: and blob: URLs are the page's own
+            "request",
+            lambda r: hosts.add(urlsplit(r.url).netloc) if r.url.startswith(("http", "ws")) else None,
+        )
+        page.goto(app_url)
+        page.wait_for_selector(IDLE, timeout=STARTUP_S * 1000)
+        notes = tmp_path / "notes.md"
+        notes.write_text(
+            "# Results\n\nNet sales grew in the fourth quarter of the year.\n\nThe weather was fine.\n"
+        )
+        _upload(page, PDF, notes)
+        done = page.get_by_test_id("stAlertContentSuccess")
+        expect(done.filter(has_text=f"{PDF.name}: indexed")).to_be_visible()
+        expect(done.filter(has_text="notes.md: indexed")).to_be_visible()
+        page.wait_for_selector(IDLE)
+        _ask(page, QUERY)
+        card = page.locator('.drag-card[data-strategy="adaptive"]')
+        expect(card.locator(".snippet mark.drag-term").first).to_be_visible()  # the question's words marked
+        expect(card.locator(".scores").first).to_have_text(
+            re.compile(r"^cos 0\.\d{3} #\d+ · BM25 \d+\.\d\d #\d+$")
+        )
+        expect(page.locator(".drag-legend")).to_contain_text("cos: MiniLM cosine")
+        page.wait_for_selector(IDLE)
+        for width in (1000, 1400):
+            page.set_viewport_size({"width": width, "height": 2600})
+            page.screenshot(path=str(SHOTS / f"evidence-cards-{width}.png"), full_page=True)
+
+        link = card.locator("a.drag-open").first
+        opened = re.search(r"p\.(\d+)", link.inner_text())
+        assert opened
+        link.click()
+        dialog = page.get_by_role("dialog")
+        image = dialog.locator('[data-testid="stImage"] img')
+        expect(image).to_be_visible()
+        assert image.evaluate("img => img.complete && img.naturalWidth > 800")
+        expect(dialog.get_by_text(f"page {opened.group(1)} of 9")).to_be_visible()
+        expect(dialog.get_by_text("Highlighted: the sentences of this page that best match")).to_be_visible()
+        dialog.get_by_role("radio", name="relevant", exact=True).click()
+        expect(dialog.get_by_role("radio", name="relevant", exact=True)).to_have_attribute(
+            "aria-checked", "true"
+        )
+        page.wait_for_selector(IDLE)
+        for width in (1000, 1400):
+            page.set_viewport_size({"width": width, "height": 1600})
+            page.screenshot(path=str(SHOTS / f"evidence-page-{width}.png"))
+        qrels = (tmp_path / "qdrant" / "labels" / "qrels.tsv").read_text().splitlines()
+        assert qrels[1].endswith(f"\t{PDF.name}\t{opened.group(1)}\t1"), qrels
+        page.keyboard.press("Escape")
+        expect(dialog).to_have_count(0)
+
+        page.get_by_text("Answer from one strategy's context").click()
+        answer = page.locator(".drag-answer")
+        expect(answer).to_contain_text(f"[{PDF.name} p.")
+        expect(card.locator(".label.yes")).to_have_count(1)  # the cards show the page marked relevant
+        page.screenshot(path=str(SHOTS / "evidence-answer-1400.png"), full_page=True)
+        answer.locator("a.drag-open", has_text=PDF.name).first.click()
+        expect(dialog.locator('[data-testid="stImage"] img')).to_be_visible()
+        expect(dialog.get_by_text("Highlighted: the sentence the answer quotes")).to_be_visible()
+        page.keyboard.press("Escape")
+        expect(dialog).to_have_count(0)
+
+        page.get_by_role("link", name="Evaluate on my labels").click()
+        page.wait_for_selector(IDLE)
+        expect(
+            page.get_by_text("1 question with a page marked relevant, on this app's own index")
+        ).to_be_visible()
+        page.get_by_role("button", name="Run").click()
+        expect(page.get_by_role("heading", name=re.compile(r"^my labels: 1 queries"))).to_be_visible()
+        expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+        page.wait_for_selector(IDLE)
+        page.screenshot(path=str(SHOTS / "evidence-my-labels-1400.png"), full_page=True)
+
+        page.get_by_role("link", name="Tree").click()  # the inspector opens pages too: a text file's as text
+        page.wait_for_selector(IDLE)
+        page.get_by_role("button", name="Show the page").click()
+        expect(dialog.locator(".drag-page-text mark.drag-term").first).to_be_visible()
+        expect(dialog.get_by_text("notes.md")).to_be_visible()
+        page.keyboard.press("Escape")
+        expect(dialog).to_have_count(0)
+        page.get_by_test_id("stSelectbox").filter(has_text="Document").click()
+        page.get_by_role("option", name=PDF.name).click()
+        page.wait_for_selector(IDLE)
+        page.get_by_test_id("stExpander").filter(has_text="Page 3").locator("summary").click()
+        page.get_by_role("button", name="Show page 3").click()
+        expect(dialog.get_by_text("page 3 of 9")).to_be_visible()
+        expect(dialog.locator('[data-testid="stImage"] img')).to_be_visible()
+        page.wait_for_selector(IDLE)
+        page.screenshot(path=str(SHOTS / "evidence-tree-page-1400.png"))
+        assert hosts == {urlsplit(app_url).netloc}, hosts

@@ -17,6 +17,7 @@ from conftest import FINANCE, REPO, child_env
 from drag_core.cli import build_parser
 from drag_core.cli.output import cut, short_ids
 from drag_core.cli.parser import search_params, strategy_description
+from drag_core.ingest.pdf_text import pdf_pages
 from drag_core.search import STRATEGIES, SearchParams
 from drag_core.text import page_span
 
@@ -122,6 +123,89 @@ def test_search_json_for_each_strategy(store: Path, strategy: str) -> None:
     assert {(p["file_name"], p["page"]) for p in data["page_list"]} == covered
 
 
+def test_search_json_nodes_carry_their_snippet_and_scores(store: Path) -> None:
+    query = "Amcor guarantee of the notes"
+    done = drag("search", query, "--strategy", "branch", "--json", store=store)
+    data = json.loads(done.stdout)
+    texts = {path.name: pdf_pages(path.read_bytes(), 3000) for path in THREE_PDFS}
+    snippets = 0
+    for node in data["nodes"]:
+        assert {
+            "snippet",
+            "snippet_page",
+            "highlights",
+            "marks",
+            "cosine",
+            "bm25",
+            "dense_rank",
+            "sparse_rank",
+        } <= set(node)
+        assert node["page_start"] <= node["snippet_page"] <= node["page_end"]
+        text = texts[node["file_name"]][node["snippet_page"] - 1]
+        shown = [" ".join(text[a:b].split()) for a, b in node["highlights"]]
+        assert " … ".join(shown) == node["snippet"] or "-" in node["snippet"]
+        assert all(
+            text[a:b].lower() in ("amcor", "guarantee", "guarantees", "guaranteed", "notes", "note")
+            for a, b in node["marks"]
+        )
+        assert all(any(ha <= a and b <= hb for ha, hb in node["highlights"]) for a, b in node["marks"])
+        snippets += bool(node["snippet"])
+    assert snippets, "some result shares words with the question"
+
+
+def test_page_writes_the_highlighted_page_or_prints_it(store: Path, tmp_path: Path) -> None:
+    name, query = THREE_PDFS[0].name, "Amcor guarantee of the notes"
+    image = tmp_path / "page.png"
+    done = drag("page", name, "1", "--query", query, "--png", str(image), "--json", store=store)
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)
+    assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shown["png"] == str(image)
+    assert shown["width"] > 500 and shown["boxes"] >= len(shown["highlights"]) > 0
+    printed = drag("page", name, "1", "--query", query, store=store)
+    assert printed.stdout.count("»") == len(shown["highlights"]) == printed.stdout.count("«")
+    for args, message in (
+        (["page", name, "99"], f"error: page 99 does not exist: {name} has"),
+        (["page", "gone.pdf", "1"], "error: gone.pdf is not indexed"),
+        (
+            ["page", "notes.md", "1", "--png", str(image)],
+            "error: notes.md is a text file: it has no page image",
+        ),
+    ):
+        failed = drag(*args, store=store)
+        assert failed.returncode == 2 and failed.stderr.startswith(message), failed.stderr
+        assert "Traceback" not in failed.stderr
+
+
+def test_eval_labels_runs_on_the_stores_own_index(store: Path, tmp_path: Path) -> None:
+    from drag_core.evaluation.labels import Labels
+
+    documents = {d["file_name"]: d["doc_id"] for d in json.loads(drag("docs", "--json", store=store).stdout)}
+    labels = Labels(store / "labels")
+    labels.mark("Amcor guarantee of the notes", THREE_PDFS[0].name, 1, True, documents[THREE_PDFS[0].name])
+    labels.mark("a stale question", "removed.pdf", 1, True, "0" * 32)
+    out = tmp_path / "labels.json"
+    done = drag(
+        "eval",
+        "--labels",
+        "--store",
+        str(store),
+        "--strategies",
+        "flat",
+        "adaptive",
+        "--json",
+        str(out),
+        store=store,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "1 question with a page marked relevant (1 stale label left out)" in done.stderr
+    report = json.loads(out.read_text())
+    assert report["dataset"] == "my labels" and report["n_queries"] == 1
+    assert set(report["strategies"]) == {"flat", "adaptive"} and report["index"]["reused"]
+    assert not (tmp_path / "data").exists() and not (REPO / "data" / "eval" / "my labels").exists()
+    lonely = drag("eval", "--strategies", "flat", store=store)
+    assert lonely.returncode == 2 and "name a data set folder, or pass --labels" in lonely.stderr
+
+
 def test_search_table_has_a_header_cosines_and_summaries_cut_at_a_word(store: Path) -> None:
     data = json.loads(drag("search", "Amcor guarantee of the notes", "--json", store=store).stdout)
     done = drag("search", "Amcor guarantee of the notes", store=store)
@@ -132,7 +216,16 @@ def test_search_table_has_a_header_cosines_and_summaries_cut_at_a_word(store: Pa
         f"adaptive: {nodes} node{'s' * (nodes != 1)}, {pages} page{'s' * (pages != 1)}"
     )
     header = next(line for line in lines if "cosine" in line)
-    assert re.findall(r"\w+", header) == ["file", "pages", "level", "cosine", "fused", "summary"]
+    assert re.findall(r"\w+", header) == [
+        "file",
+        "pages",
+        "level",
+        "cosine",
+        "BM25",
+        "fused",
+        "title",
+        "snippet",
+    ]
     first = data["nodes"][0]
     row = next(line for line in lines if re.match(r"\W*1\W", line))
     assert first["file_name"] in row and page_span(first["page_start"], first["page_end"]) in row
@@ -187,7 +280,10 @@ def test_tree_and_remove(store: Path) -> None:
     assert missing.returncode == 2 and "no document named" in missing.stderr
 
 
-@pytest.mark.parametrize("args", [["search", "a question"], ["docs"], ["tree", "x.pdf"], ["remove", "x.pdf"]])
+@pytest.mark.parametrize(
+    "args",
+    [["search", "a question"], ["docs"], ["tree", "x.pdf"], ["remove", "x.pdf"], ["page", "x.pdf", "1"]],
+)
 def test_read_commands_refuse_a_missing_index_and_create_nothing(tmp_path: Path, args: list[str]) -> None:
     for folder in (tmp_path / "typo" / "qdrant", tmp_path / "empty"):
         before = sorted(tmp_path.rglob("*"))
@@ -259,7 +355,14 @@ def test_search_options_default_to_the_settings_search_parameters() -> None:
 
 def test_every_command_takes_json() -> None:
     parser = build_parser()
-    for argv in (["ingest", "a.pdf"], ["search", "q"], ["docs"], ["tree", "a"], ["remove", "a"]):
+    for argv in (
+        ["ingest", "a.pdf"],
+        ["search", "q"],
+        ["docs"],
+        ["tree", "a"],
+        ["remove", "a"],
+        ["page", "a", "1"],
+    ):
         assert parser.parse_args([*argv, "--json"]).json is True
     for argv in (["eval", "d"], ["sweep", "d", "--param", "top_k", "--values", "1"]):
         assert parser.parse_args([*argv, "--json", "out.json"]).json == Path("out.json")

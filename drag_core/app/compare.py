@@ -4,8 +4,9 @@ much the strategies agree, and export it all as JSON or CSV.
 A :class:`Comparer` remembers the query embedding and every strategy's run, keyed by the index content, the
 query, the strategy and only the parameters that strategy reads (its ``params``): moving the knee
 sensitivity reruns ``adaptive`` and ``flat-knee`` but not ``flat``, ``branch`` or ``beam``. A strategy's pages
-can be sent to the LLM for an answer with citations (``answer``, ``citations``: from ``drag_core.llm``). No
-Streamlit here.
+can be sent to the LLM for an answer with citations (``answer``, ``citations``: from ``drag_core.llm``). Every
+result gets its snippet (``drag_core.evidence``): the sentences of its page that best match the query, cut once
+per page and query however many strategies return the page. No Streamlit here.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from itertools import combinations
 from typing import Any
 
 from drag_core.engine import DocumentInfo, Engine
+from drag_core.evidence.snippets import Snippet, SnippetMemo, node_snippets, snippet_fields
 from drag_core.llm.answer import answer, citations
 from drag_core.search import STRATEGIES, SearchParams, SearchResult, readers
 from drag_core.search import strategy as strategy_named
@@ -44,6 +46,7 @@ __all__ = [
 ]
 
 SUMMARY_CHARS = 240
+SNIPPETS_KEPT = 4096  # snippets remembered by (query, page)
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -73,10 +76,12 @@ class StrategyRun:
     Attributes:
         result: the search result (final nodes, scores, trace, latency).
         context: the pages the final nodes stand for, with their text (what an answer would read).
+        snippets: node id → the page its snippet is from and the snippet (``evidence.snippets``).
     """
 
     result: SearchResult
     context: tuple[Node, ...]
+    snippets: Mapping[int, tuple[Node, Snippet]] = field(default_factory=dict)
 
     @property
     def pages(self) -> int:
@@ -149,16 +154,19 @@ class Comparer:
 
     Attributes:
         max_entries: how many strategy runs (and query embeddings) are remembered, least recently used first out.
+        snippets: whether each result gets its snippet (off only to measure what snippets cost).
         hits: runs answered from memory.
         misses: runs computed.
     """
 
-    def __init__(self, max_entries: int = 64) -> None:
+    def __init__(self, max_entries: int = 64, snippets: bool = True) -> None:
         self.max_entries = max_entries
+        self.snippets = snippets
         self.hits = 0
         self.misses = 0
         self._runs: OrderedDict[Hashable, StrategyRun] = OrderedDict()
         self._vectors: OrderedDict[str, QueryVectors] = OrderedDict()
+        self._snippets = SnippetMemo(SNIPPETS_KEPT)
 
     def compare(
         self,
@@ -188,12 +196,20 @@ class Comparer:
             if run is None:
                 self.misses += 1
                 result = engine.search(query, strategy, params, vectors=vectors)
-                run = StrategyRun(result, tuple(engine.context_pages(result.nodes)))
+                context = tuple(engine.context_pages(result.nodes))
+                run = StrategyRun(result, context, self._snippets_of(query, result, context))
                 _store(self._runs, key, run, self.max_entries)
             else:
                 self.hits += 1
             comparison.runs[strategy] = run
         return comparison
+
+    def _snippets_of(
+        self, query: str, result: SearchResult, context: Sequence[Node]
+    ) -> dict[int, tuple[Node, Snippet]]:
+        if not self.snippets:
+            return {}
+        return node_snippets(query, result.nodes, context, self._snippets)
 
 
 def _remember(cache: OrderedDict, key: Hashable) -> Any:
@@ -220,7 +236,9 @@ def to_json(comparison: Comparison, index: Mapping[str, Any] | None = None) -> s
     metrics = {row["strategy"]: row for row in comparison.metrics()}
     strategies = {}
     for name, run in comparison.runs.items():
-        data = run.result.to_json()
+        data = run.result.to_json(
+            {i: snippet_fields(page, found) for i, (page, found) in run.snippets.items()}
+        )
         for entry, node in zip(data["nodes"], run.result.nodes):
             entry["summary"] = node.summary
             entry["keywords"] = node.keywords

@@ -6,11 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from drag_core.cli.output import console, docs_table, search_table, tree_lines
+from drag_core.cli.output import console, docs_table, marked, page_json, search_table, tree_lines
 from drag_core.cli.parser import search_params
 from drag_core.cli.progress import IngestProgress
 from drag_core.text import counted
@@ -29,6 +30,7 @@ __all__ = [
     "evaluate",
     "ingest",
     "open_engine",
+    "page",
     "remove",
     "search",
     "sweep",
@@ -92,16 +94,57 @@ def ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 @command("search")
 def search(args: argparse.Namespace, settings: Settings) -> int:
+    from drag_core.evidence.snippets import node_snippets, snippet_fields
+
     engine = open_engine(args, settings)
-    result = engine.search(args.query, args.strategy, search_params(args, settings.search))
-    engine.close()
+    try:
+        result = engine.search(args.query, args.strategy, search_params(args, settings.search))
+        pages = engine.context_pages([n for n in result.nodes if n.level > 0])  # a parent's pages
+    finally:
+        engine.close()
+    snippets = node_snippets(args.query, result.nodes, pages)
     if args.json:
-        data = result.to_json()
+        data = result.to_json({i: snippet_fields(page, found) for i, (page, found) in snippets.items()})
         data["page_list"] = [{"file_name": f, "page": p} for f, p in sorted(result.pages)]
         print(json.dumps(data))
     else:
-        console().print(search_table(result))
+        console().print(search_table(result, snippets))
     return 0 if result.nodes else 1
+
+
+@command("page")
+def page(args: argparse.Namespace, settings: Settings) -> int:
+    from drag_core.evidence import PageImages
+    from drag_core.evidence.view import view_page
+
+    if args.png and Path(args.file).suffix.lower() != ".pdf":
+        raise UsageError(f"{args.file} is a text file: it has no page image (leave out --png for its text)")
+    started = time.perf_counter()
+    engine = open_engine(args, settings, models=False)
+    try:
+        shown = view_page(engine, PageImages(), args.file, args.page, args.query)
+    finally:
+        engine.close()
+    if args.png:
+        if shown.image is None:
+            raise UsageError(f"{args.file} p.{args.page}: {shown.note}")
+        Path(args.png).write_bytes(shown.image.png)
+    ms = (time.perf_counter() - started) * 1000
+    if args.json:
+        _print_json(page_json(shown, args.png, ms))
+        return 0
+    if shown.note and not args.quiet:
+        print(f"note: {shown.note}", file=sys.stderr)
+    if args.png:
+        image = shown.image
+        assert image is not None
+        print(
+            f"{args.png}: {args.file} p.{args.page} of {image.pages}, {image.width}×{image.height}, "
+            f"{counted(image.boxes, 'highlight box', 'highlight boxes')}, {ms:.0f} ms"
+        )
+    else:
+        print(marked(shown.text, shown.snippet.highlights))
+    return 0
 
 
 def _read(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -18,23 +18,35 @@ from drag_core.text import counted, page_span
 
 if TYPE_CHECKING:
     from drag_core.engine import DocumentInfo
+    from drag_core.evidence import Snippet
+    from drag_core.evidence.view import PageView
     from drag_core.search import SearchResult
     from drag_core.types import Node
 
 __all__ = [
     "KEYWORDS_SHOWN",
+    "LEGEND",
     "PIPE_WIDTH",
+    "SNIPPET_CHARS",
     "SUMMARY_CHARS",
     "console",
-    "cosines",
     "cut",
     "docs_table",
+    "marked",
+    "page_json",
+    "score_cell",
     "search_table",
     "short_ids",
     "tree_lines",
 ]
 
 SUMMARY_CHARS = 100
+SNIPPET_CHARS = 160
+#: What the score columns mean, under every result table.
+LEGEND = (
+    "cosine: MiniLM similarity of question and node (higher is closer); BM25: term-match score (– shares no "
+    "term); #n: rank in that list; fused: RRF, the sum of 1/(k + rank) over both lists"
+)
 KEYWORDS_SHOWN = 6
 #: Width of a table written to a pipe or a file (a terminal uses its own width).
 PIPE_WIDTH = 160
@@ -62,39 +74,45 @@ def short_ids(ids: Iterable[int], least: int = 4) -> dict[int, str]:
     return hexes
 
 
-def cosines(result: SearchResult) -> dict[int, float]:
-    """Each final node's cosine to the query, from the last ranking it was in."""
-    found: dict[int, float] = {}
-    for step in result.trace:
-        for candidate in step.candidates:
-            if candidate.dense_score is not None:
-                found[candidate.id] = candidate.dense_score
-    return found
+def score_cell(score: float | None, rank: int | None, digits: int) -> str:
+    """``0.612 #2``: a list's score and the node's rank in that list (``–``: not in that list)."""
+    return "–" if score is None else f"{score:.{digits}f} #{rank}" if rank else f"{score:.{digits}f}"
 
 
-def search_table(result: SearchResult) -> Table:
+def search_table(result: SearchResult, snippets: Mapping[int, tuple[Node, Snippet]] | None = None) -> Table:
+    """The results for people: rank, file, pages, level, cosine and BM25 with each list's rank, the fused
+    score, and the section title with the snippet (the summary when the page shares no word with the
+    question)."""
     pages = len(result.pages)
     table = Table(
         title=f"{result.strategy}: {counted(len(result.nodes), 'node')}, {counted(pages, 'page')}, "
         f"{result.latency_ms:.0f} ms",
         title_justify="left",
+        caption=LEGEND,
+        caption_justify="left",
     )
     for name, justify in (("#", "right"), ("file", "left"), ("pages", "left"), ("level", "right")):
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    table.add_column("cosine", justify="right", no_wrap=True)
-    table.add_column("fused", justify="right", no_wrap=True)
-    table.add_column("summary", ratio=1)
-    cosine = cosines(result)
+    for name in ("cosine", "BM25", "fused"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("title / snippet", ratio=1)
+    final = result.final_candidates()
+    snippets = snippets or {}
     for rank, node in enumerate(result.nodes, 1):
         fused = result.scores.get(node.id)
+        c = final.get(node.id)
+        page, found = snippets.get(node.id, (node, None))
+        where = f" (p.{page.page_start})" if node.level and found and found.text else ""
+        words = f"{found.text}{where}" if found and found.text else f"summary: {node.summary}"
         table.add_row(
             str(rank),
             node.file_name,
             page_span(node.page_start, node.page_end),
             str(node.level),
-            f"{cosine[node.id]:.3f}" if node.id in cosine else "–",
+            score_cell(c.dense_score, c.dense_rank, 3) if c else "–",
+            score_cell(c.sparse_score, c.sparse_rank, 2) if c else "–",
             f"{fused:.4f}" if fused is not None else "–",
-            cut(node.summary),
+            cut(f"{node.title} — {words}" if node.title else words, SNIPPET_CHARS),
         )
     return table
 
@@ -136,3 +154,30 @@ def tree_lines(nodes: Sequence[Node]) -> list[str]:
     for root in (n for n in nodes if n.is_root):
         walk(root, 0)
     return lines
+
+
+def marked(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each span put between » and «."""
+    for start, end in sorted(spans, reverse=True):
+        text = f"{text[:start]}»{text[start:end]}«{text[end:]}"
+    return text
+
+
+def page_json(shown: PageView, png: str | None, ms: float) -> dict[str, object]:
+    """What ``drag page --json`` prints."""
+    image = shown.image
+    return {
+        "file_name": shown.file_name,
+        "page": shown.page,
+        "pages": shown.pages,
+        "title": shown.title,
+        "snippet": shown.snippet.text,
+        "highlights": [list(s) for s in shown.snippet.highlights],
+        "marks": [list(s) for s in shown.snippet.marks],
+        "png": png if image else None,
+        "width": image.width if image else None,
+        "height": image.height if image else None,
+        "boxes": image.boxes if image else 0,
+        "note": shown.note,
+        "ms": round(ms, 1),
+    }

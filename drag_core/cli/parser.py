@@ -143,5 +143,17 @@ def build_parser(prog: str = "drag") -> argparse.ArgumentParser:
     tree.add_argument("file", help="the document's file name, as 'docs' lists it")
     remove = sub.add_parser("remove", parents=[common], help="remove a document and all its nodes")
     remove.add_argument("file", help="the document's file name, as 'docs' lists it")
+    page = sub.add_parser(
+        "page",
+        parents=[common],
+        help="one page of a document, the passages matching a question highlighted",
+        description="Write page PAGE of an indexed document as a PNG (--png) with the sentences that best "
+        "match --query highlighted, or print its text with them marked »like this« (a TXT or MD file has no "
+        "page image). The PDF is rendered from the copy the store keeps of every ingested file.",
+    )
+    page.add_argument("file", help="the document's file name, as 'docs' lists it")
+    page.add_argument("page", type=int, help="1-based page number")
+    page.add_argument("--query", default="", help="highlight the sentences that best match this question")
+    page.add_argument("--png", metavar="OUT", help="write the page image here (PDF only)")
     add_parsers(sub)
     return parser

@@ -16,6 +16,8 @@ from drag_core.engine import Engine
 from drag_core.evaluation.chart import Chart, chart_html, recall_chart, sweep_chart
 from drag_core.evaluation.datasets import Dataset, load_dataset
 from drag_core.evaluation.index import corpus_avg_len, open_index
+from drag_core.evaluation.labels import LABELS, Labels
+from drag_core.evaluation.on_index import labels_dataset
 from drag_core.evaluation.options import CORPUS
 from drag_core.evaluation.report import (
     comparisons,
@@ -31,6 +33,8 @@ from drag_core.evaluation.sweep import run_sweep
 from drag_core.ingest.pipeline import ProgressEvent
 from drag_core.ingest.vector_text import VectorPolicy
 from drag_core.models.embeddings import Embedder
+from drag_core.store.originals import store_folder
+from drag_core.text import counted
 
 __all__ = ["SWEEP_DIR", "eval_command", "sweep_command"]
 
@@ -73,6 +77,10 @@ def _ingest_progress(event: ProgressEvent) -> None:
 
 
 def _open(args: argparse.Namespace, settings: Settings) -> tuple[Dataset, Engine, dict[str, Any]]:
+    if args.labels:
+        return _open_labels(args, settings)
+    if args.dataset is None:
+        raise ValueError("name a data set folder, or pass --labels for the pages marked in the app")
     dataset = load_dataset(args.dataset, args.split).subset(args.limit)
     policy = VectorPolicy(parent_dense=args.parent_dense, parent_sparse=args.parent_sparse)
     print(f"preparing the index of {dataset.name} ({len(dataset.queries)} queries)", file=sys.stderr)
@@ -80,6 +88,28 @@ def _open(args: argparse.Namespace, settings: Settings) -> tuple[Dataset, Engine
     engine, index = open_index(dataset, settings, args.index, policy, progress=_ingest_progress)
     for line in index["failed"]:
         print(f"  {line}", file=sys.stderr)
+    return dataset, engine, index
+
+
+def _open_labels(args: argparse.Namespace, settings: Settings) -> tuple[Dataset, Engine, dict[str, Any]]:
+    """The labels of the store (``--store``), over that store's own index: nothing is ingested."""
+    from drag_core.store import index_exists
+
+    folder = store_folder(settings)
+    if args.dataset is not None or folder is None or not index_exists(settings):
+        raise ValueError(
+            "--labels reads the labels and the index of a store folder: pass --store, not a data set"
+        )
+    engine = Engine(settings)
+    dataset, index = labels_dataset(engine, Labels(folder / LABELS), args.limit)
+    print(
+        f"labels of {folder}: {counted(len(dataset.queries), 'question')} with a page marked relevant "
+        f"({counted(index['stale_labels_left_out'], 'stale label')} left out)",
+        file=sys.stderr,
+    )
+    if not dataset.queries:
+        engine.close()
+        raise ValueError(f"no question in {folder / LABELS} has a page marked relevant: mark some on Compare")
     return dataset, engine, index
 
 

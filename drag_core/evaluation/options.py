@@ -5,6 +5,7 @@ Examples::
     drag eval ../shared/data/financebench-dev --strategies flat flat-knee adaptive --json out.json
     drag eval ../shared/data/scifact --strategies flat-sparse flat-dense flat:top_k=10
     drag sweep ../shared/data/financebench-dev --strategies adaptive --param sensitivity --values 0.5 1 2 4
+    drag eval --labels --store ./data/qdrant     # the pages marked in the app, on that store's own index
 
 A run is ``STRATEGY`` or ``STRATEGY:field=value,field=value`` with fields of ``SearchParams``; ``--set`` gives
 every run a base value. Tables go to stdout, progress to stderr.
@@ -27,7 +28,18 @@ CORPUS = "corpus"
 def add_parsers(sub: Any) -> None:
     """Add ``eval`` and ``sweep`` to the subcommand parsers."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("dataset", type=Path, help="a page data set or a BEIR passage data set folder")
+    common.add_argument(
+        "dataset", type=Path, nargs="?", help="a page data set or a BEIR passage data set folder"
+    )
+    common.add_argument(
+        "--labels",
+        action="store_true",
+        help="instead of a data set: the pages marked relevant in the app (the store's labels/ folder), "
+        "evaluated on the store's own index (--store), nothing ingested",
+    )
+    common.add_argument(
+        "--store", metavar="DIR", help="with --labels: the index folder (default: DRAG_STORE)"
+    )
     common.add_argument("--strategies", nargs="+", default=list(DEFAULT_STRATEGIES), metavar="RUN")
     common.add_argument("--set", nargs="+", default=[], metavar="FIELD=VALUE", help="base search parameters")
     common.add_argument("--index", help="index folder (default data/eval/<data set>/<vector policy>)")

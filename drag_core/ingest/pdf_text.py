@@ -24,6 +24,7 @@ __all__ = [
     "engine_version",
     "first_line",
     "pdf_pages",
+    "pdfium_lock",
 ]
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,12 @@ def _new_pdfium_lock() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_new_pdfium_lock)
+
+
+def pdfium_lock() -> threading.Lock:
+    """The process's PDFium lock: hold it around every PDFium call (reading text here, rendering pages in
+    ``drag_core.evidence``)."""
+    return _PDFIUM_LOCK
 
 
 class PdfError(Exception):
@@ -85,7 +92,7 @@ def _check_count(count: int, max_pages: int) -> None:
 def _pdfium_pages(data: bytes, max_pages: int) -> list[str]:
     import pypdfium2 as pdfium
 
-    with _PDFIUM_LOCK:
+    with pdfium_lock():
         try:
             document = pdfium.PdfDocument(data)  # tries the empty password, as SEC filings need
         except pdfium.PdfiumError as error:

@@ -10,21 +10,19 @@ import openai
 
 from drag_core.config import LLMConfig
 from drag_core.llm.client import Sleep, complete_text, make_client
-from drag_core.text import page_span
+from drag_core.text import citation
 from drag_core.types import Node
 
-__all__ = ["ANSWER_SYSTEM", "answer", "answer_question", "citation", "citations"]
+__all__ = ["ANSWER_SYSTEM", "CONTEXT_TOKENS", "answer", "answer_question", "citation", "citations"]
+
+#: What a typical model takes as context (tokens): a strategy's pages beyond it would reach an LLM only cut.
+CONTEXT_TOKENS = 32_000
 
 ANSWER_SYSTEM = (
     "You answer questions about documents using only the context passages given. "
     "Cite every fact with its passage label, e.g. [report.pdf p.3–4]. "
     "If the context does not contain the answer, say so plainly."
 )
-
-
-def citation(file_name: str, page_start: int, page_end: int) -> str:
-    """``[file p.X]`` or ``[file p.X–Y]``."""
-    return f"[{file_name} {page_span(page_start, page_end)}]"
 
 
 def answer_question(

@@ -6,7 +6,7 @@ Search flows one way: query → store (fused rankings) → strategy (which nodes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol
@@ -186,8 +186,25 @@ class SearchResult:
         """Distinct (file, page) pairs covered by the final nodes."""
         return {(n.file_name, p) for n in self.nodes for p in n.pages}
 
-    def to_json(self) -> dict[str, Any]:
-        """The JSON object printed by ``search --json``."""
+    def final_candidates(self) -> dict[int, Candidate]:
+        """Each final node's record in the last ranking it was in — its cosine, BM25 score, rank in each list
+        and fused score there (a cosine only an earlier ranking measured is carried over)."""
+        wanted = {n.id for n in self.nodes}
+        found: dict[int, Candidate] = {}
+        for step in self.trace:
+            for c in step.candidates:
+                if c.id in wanted:
+                    earlier = found.get(c.id)
+                    if c.dense_score is None and earlier is not None and earlier.dense_score is not None:
+                        c = replace(c, dense_score=earlier.dense_score)
+                    found[c.id] = c
+        return found
+
+    def to_json(self, extra: Mapping[int, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+        """The JSON object printed by ``search --json``; each node also carries its cosine, BM25 score and rank
+        in each list from the last ranking it was in, and ``extra[node id]`` (e.g. its snippet)."""
+        final = self.final_candidates()
+        extra = extra or {}
         return {
             "strategy": self.strategy,
             "query": self.query,
@@ -200,6 +217,11 @@ class SearchResult:
                     "level": n.level,
                     "score": self.scores.get(n.id),
                     "title": n.title,
+                    "cosine": final[n.id].dense_score if n.id in final else None,
+                    "bm25": final[n.id].sparse_score if n.id in final else None,
+                    "dense_rank": final[n.id].dense_rank if n.id in final else None,
+                    "sparse_rank": final[n.id].sparse_rank if n.id in final else None,
+                    **extra.get(n.id, {}),
                 }
                 for n in self.nodes
             ],

@@ -13,17 +13,23 @@ from drag_core.store import Candidate
 from drag_core.text import page_span
 from drag_core.types import Node
 
-__all__ = ["FONT", "HOVER_CHARS", "SNIPPET_CHARS", "escaped_lines", "node_label", "snippet"]
+__all__ = ["FONT", "HOVER_CHARS", "SNIPPET_CHARS", "TITLE_CHARS", "escaped_lines", "node_label", "snippet"]
 
 SNIPPET_CHARS = 200
 HOVER_CHARS = 320
 FONT = {"family": "DejaVu Sans, Arial, sans-serif", "size": 12}
 
 
+TITLE_CHARS = 60
+
+
 def node_label(node: Node | Candidate) -> str:
-    """Short plain-text name of a node: level and pages (and ``root``)."""
+    """Short plain-text name of a node: level and pages (and ``root``), and a node's section title when it
+    has one."""
     root = " · root" if node.parent_id == -1 else ""
-    return f"L{node.level} · {page_span(node.page_start, node.page_end)}{root}"
+    title = getattr(node, "title", "")
+    named = f" · {snippet(title, TITLE_CHARS)}" if title else ""
+    return f"L{node.level} · {page_span(node.page_start, node.page_end)}{named}{root}"
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:

@@ -1,0 +1,104 @@
+"""An evaluation on an index that is already built and open — the user's labels on the app's own index: nothing
+to ingest, only the questions to ask, so it runs in a thread of this process (an embedded index admits one
+process) and answers like a background ``EvalJob`` (``status``, ``cancel``, ``result``), so the Evaluate page
+shows both alike. ``drag eval --labels`` runs the same evaluation in the foreground.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from drag_core.engine import Engine
+from drag_core.evaluation.background import JobStage, Status
+from drag_core.evaluation.datasets import Dataset
+from drag_core.evaluation.labels import Labels
+from drag_core.evaluation.runner import Report, RunSpec, evaluate
+
+__all__ = ["IndexEvalJob", "index_identity", "labels_dataset"]
+
+
+class _Cancelled(Exception):
+    """Raised between two questions when the job was cancelled."""
+
+
+def labels_dataset(
+    engine: Engine, labels: Labels, limit: int | None = None
+) -> tuple[Dataset, dict[str, Any]]:
+    """The labels that are not stale as a data set over ``engine``'s index (its first ``limit`` questions), and
+    what the report says about the index: the engine's, reused, with how many labels were left out as stale."""
+    indexed = {d.file_name: d.doc_id for d in engine.documents()}
+    dataset = labels.dataset(indexed).subset(limit)
+    stale = sum(label.stale(indexed) for label in labels.all())
+    return dataset, index_identity(engine) | {"stale_labels_left_out": stale}
+
+
+def index_identity(engine: Engine) -> dict[str, Any]:
+    """What a report says about an index it did not build: where it is and how its vectors were made."""
+    return {
+        "index": engine.engine_label,
+        "vector_policy": engine.policy.identity,
+        "summarizer": getattr(engine.summarizer, "identity", type(engine.summarizer).__name__),
+        "reused": True,
+        "failed": [],
+    }
+
+
+class IndexEvalJob:
+    """``evaluate`` in a thread over an open engine.
+
+    Attributes:
+        started: ``time.monotonic()`` at the start.
+    """
+
+    def __init__(self, engine: Engine, dataset: Dataset, specs: list[RunSpec], index: dict[str, Any]) -> None:
+        self.started = time.monotonic()
+        self._status = Status(stage=JobStage.QUERYING, queries=len(dataset.queries))
+        self._cancelled = threading.Event()
+        self._report: Report | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(engine, dataset, specs, index), name="drag-eval-on-index", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, engine: Engine, dataset: Dataset, specs: list[RunSpec], index: dict[str, Any]) -> None:
+        def progress(done: int, total: int, query_id: str) -> None:
+            self._status.queries_done = done
+            if self._cancelled.is_set():
+                raise _Cancelled
+
+        try:
+            self._report = evaluate(engine, dataset, specs, progress, index)
+            self._status.stage = JobStage.DONE
+        except _Cancelled:
+            self._status.stage = JobStage.FAILED
+            self._status.error = "cancelled"
+        except Exception as error:  # the page shows why
+            self._status.stage, self._status.error = JobStage.FAILED, f"{type(error).__name__}: {error}"
+
+    def status(self) -> Status:
+        return self._status
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def cancel(self) -> None:
+        """Stop after the question being asked, and wait for it."""
+        self._cancelled.set()
+        self._thread.join()
+
+    def result(self) -> tuple[Report, None]:
+        """``(report, None)`` once done (the shape of ``EvalJob.result`` without a sweep)."""
+        if self._report is None:
+            raise RuntimeError("the evaluation has not finished")
+        return self._report, None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the evaluation ends (or ``timeout`` seconds passed); whether it ended."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
