@@ -10,7 +10,7 @@ import streamlit as st
 
 from drag_core import DEFAULT_STRATEGIES, STRATEGIES
 from drag_core.app import figures, ui
-from drag_core.app.display import clock, counted, escape_markdown
+from drag_core.app.display import clock, escape_markdown
 from drag_core.app.evaluation import (
     PARENT_DENSE_CHOICES,
     PARENT_SPARSE_CHOICES,
@@ -22,8 +22,10 @@ from drag_core.app.evaluation import (
     find_datasets,
     headline,
     index_built_at,
+    indexing_lines,
     load_dataset,
     plan,
+    plan_warning,
     query_rows,
     run_specs,
     summary_rows,
@@ -34,6 +36,7 @@ settings = ui.settings()
 
 RESULT = "evaluation_result"
 JOB = "evaluation_job"
+FAILURE = "evaluation_failure"
 
 
 @st.cache_data(show_spinner="Counting the pages to index…", max_entries=16)
@@ -93,15 +96,8 @@ built = index_built_at(dataset, policy, settings)
 cost = estimate(str(dataset.root), dataset.fingerprint(), policy, built, repr(settings))
 if cost.ready:
     st.caption("The index of this data set is built for these settings: the run only asks the queries.")
-else:
-    unit, holder = ("passage", "passage") if dataset.kind == "passages" else ("page", "document")
-    st.warning(
-        f"The first run indexes the whole data set — {counted(cost.pages, unit)} in {counted(cost.files, holder)}, "
-        f"about {clock(cost.seconds)} — whatever "
-        "the number of queries (finding the right document is part of the task). Later runs reuse the index. "
-        "It runs in the background at a lower priority; you can cancel it.",
-        icon=":material/schedule:",
-    )
+elif cost.pages:
+    st.warning(escape_markdown(plan_warning(cost, dataset.kind)), icon=":material/schedule:")
 
 job: EvalJob | None = st.session_state.get(JOB)
 if st.button("Run", type="primary", disabled=not specs or (job is not None and job.running), key="eval_run"):
@@ -109,38 +105,41 @@ if st.button("Run", type="primary", disabled=not specs or (job is not None and j
     runs_asked = [*runs, *extra.split()]
     st.session_state[JOB] = job = EvalJob.start(dataset.root, int(limit), runs_asked, policy, sweep, ui.env())
     st.session_state.pop(RESULT, None)
+    st.session_state.pop(FAILURE, None)
 
 
 @st.fragment(run_every=1.0 if job is not None and job.running else None)
 def progress_panel() -> None:
-    """The running evaluation, redrawn every second: stage, file and batch, queries, Cancel."""
+    """The running evaluation, redrawn every second: the whole indexing's bar with the time left, the current
+    file's, then the queries'; Cancel."""
     running: EvalJob | None = st.session_state.get(JOB)
     if running is None:
         if st.session_state.get("eval_cancelled"):
             st.rerun()  # the whole page: the note below, and no more polling
         return
     status = running.status()
-    if status.stage == JobStage.DONE:
-        st.session_state[RESULT] = running.result()
+    if status.stage in (JobStage.DONE, JobStage.FAILED):
+        if status.stage == JobStage.DONE:
+            st.session_state[RESULT] = running.result()
+        else:
+            st.session_state[FAILURE] = status.error
+        running.close()  # its temporary folder goes
         del st.session_state[JOB]
         st.rerun()
-    if status.stage == JobStage.FAILED:
-        st.error("The evaluation failed: " + escape_markdown(status.error))
-        st.button("Dismiss", key="eval_dismiss", on_click=st.session_state.pop, args=(JOB, None))
-        return
+    left = (
+        "estimating the time left…"
+        if status.seconds_left is None
+        else f"about {clock(status.seconds_left)} left"
+    )
     with st.container(border=True):
         if status.stage == JobStage.INDEXING:
-            files = f"file {status.files_done + 1} of {status.files}" if status.files else "passages"
-            st.progress(
-                status.done / status.total if status.total else 0.0,
-                text=escape_markdown(
-                    f"Indexing {status.file} ({files}): {status.file_stage} {status.done}/{status.total}"
-                ),
-            )
+            overall, current = indexing_lines(status, left)
+            st.progress(status.fraction, text=escape_markdown(overall))
+            st.progress(status.file_fraction, text=escape_markdown(current))
         elif status.stage == JobStage.QUERYING:
             st.progress(
                 status.queries_done / max(1, status.queries),
-                text=f"Query {status.queries_done}/{status.queries}",
+                text=f"Asking the queries: {status.queries_done} of {status.queries} · {left}",
             )
         else:
             st.progress(0.0, text="Starting (loading the models)…")
@@ -149,7 +148,7 @@ def progress_panel() -> None:
 
 
 def cancel(running: EvalJob) -> None:
-    running.cancel()
+    running.cancel()  # ends the child and removes its temporary folder
     st.session_state.pop(JOB, None)
     st.session_state["eval_cancelled"] = True
 
@@ -160,6 +159,9 @@ if cancelled:
     st.info(
         "Cancelled. Each document of the evaluation index is whole or absent; the next run indexes the rest."
     )
+if st.session_state.get(FAILURE):
+    st.error("The evaluation failed: " + escape_markdown(st.session_state[FAILURE]))
+    st.button("Dismiss", key="eval_dismiss", on_click=st.session_state.pop, args=(FAILURE, None))
 
 if RESULT not in st.session_state:
     st.stop()

@@ -12,10 +12,9 @@ from conftest import FINANCE
 from drag_core.app.display import describe_settings, escape_markdown, public_url, stale_warning
 from drag_core.app.environment import app_env
 from drag_core.app.sample import SAMPLE_PDF, sample_on_start
-from drag_core.app.uploads import progress_fraction, unchanged_report
+from drag_core.app.uploads import unchanged_report
 from drag_core.config import Bm25Params, LLMConfig, Settings
 from drag_core.engine import Engine
-from drag_core.ingest.pipeline import STAGES, ProgressEvent
 from drag_core.llm.answer import citations
 from drag_core.types import Node
 
@@ -59,13 +58,6 @@ def test_an_unchanged_upload_is_recognised_without_parsing(small_engine: Engine)
         "constants) than the current ones, so its scores do not compare fairly with the others'. Upload it "
         f"again to rebuild it: {info.file_name}"
     )
-
-
-def test_progress_moves_forward_through_the_stages() -> None:
-    events = [ProgressEvent("f", stage, done, 4) for stage in STAGES for done in range(5)]
-    fractions = [progress_fraction(e) for e in events]
-    assert fractions == sorted(fractions) and fractions[0] == 0 and fractions[-1] == 1
-    assert progress_fraction(ProgressEvent("f", "vectors", 0, 0)) <= 1
 
 
 @pytest.mark.parametrize(

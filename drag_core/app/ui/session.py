@@ -23,11 +23,13 @@ from drag_core.app.compare import Comparer, Comparison
 from drag_core.app.display import escape_markdown
 from drag_core.app.environment import app_env
 from drag_core.app.sample import SAMPLE_PDF, sample_on_start
-from drag_core.app.uploads import progress_fraction, progress_text, unchanged_report
+from drag_core.app.uploads import file_line, outcome_counts, unchanged_report
 from drag_core.config import Bm25Params, LLMConfig, Settings
 from drag_core.engine import DocumentInfo, Engine
 from drag_core.errors import DragError
-from drag_core.ingest.pipeline import IngestReport, ProgressEvent
+from drag_core.ingest.loading import expected_pages
+from drag_core.ingest.pipeline import IngestReport, IngestStatus, ProgressEvent
+from drag_core.ingest.progress import ProgressMeter
 from drag_core.models.embeddings import Embedder
 from drag_core.text import counted
 
@@ -123,22 +125,26 @@ def engine() -> Engine:
 
 
 def ingest_files(engine: Engine, files: list[tuple[str, bytes]], label: str) -> list[IngestReport]:
-    """Ingest files under an ``st.status`` with a progress bar per file and one result line each."""
+    """Ingest files under an ``st.status`` with a progress bar per file (its share of the work, in words) and
+    one result line each."""
     reports = []
     with st.status(f"{label} ({counted(len(files), 'file')})…", expanded=True) as status:
         for name, data in files:
             bar = st.progress(0.0, text=escape_markdown(f"{name} — waiting"))
+            meter = ProgressMeter([(name, expected_pages(name, data))], time.monotonic())
 
-            def show(event: ProgressEvent, bar: Any = bar) -> None:
-                bar.progress(progress_fraction(event), text=escape_markdown(progress_text(event)))
+            def show(event: ProgressEvent, bar: Any = bar, meter: ProgressMeter = meter) -> None:
+                meter.moved(0, event, time.monotonic())
+                share = meter.file_fraction(0)
+                bar.progress(share, text=escape_markdown(file_line(event.file_name, share, event)))
 
             report = unchanged_report(documents(engine), name, data) or engine.ingest_bytes(name, data, show)
             index_changed(engine)
             bar.progress(1.0, text=escape_markdown(report.line()))
             reports.append(report)
-        failed = sum(not r.ok for r in reports)
+        failed = any(r.status is IngestStatus.FAILED for r in reports)
         status.update(
-            label=f"{label}: {len(reports) - failed} done, {failed} failed",
+            label=f"{label}: {outcome_counts(reports)}",
             state="error" if failed else "complete",
             expanded=True,
         )
