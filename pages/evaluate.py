@@ -21,7 +21,7 @@ from drag_core.app.evaluation import (
     VectorPolicy,
     find_datasets,
     headline,
-    index_built_at,
+    index_version,
     indexing_lines,
     load_dataset,
     plan,
@@ -30,6 +30,7 @@ from drag_core.app.evaluation import (
     run_specs,
     summary_rows,
 )
+from drag_core.app.glossary import METRICS, TERMS
 
 ui.page("pages/evaluate.py")
 settings = ui.settings()
@@ -40,9 +41,11 @@ FAILURE = "evaluation_failure"
 
 
 @st.cache_data(show_spinner="Counting the pages to index…", max_entries=16)
-def estimate(root: str, fingerprint: str, policy: VectorPolicy, built: float, settings_key: str) -> Plan:
-    """What a run on this data set costs (cached per data set version, vector policy, settings and index
-    build time)."""
+def estimate(
+    root: str, fingerprint: str, policy: VectorPolicy, built: tuple[float, int], settings_key: str
+) -> Plan:
+    """What a run on this data set costs (cached per data set version, vector policy, settings and how far
+    its index is built)."""
     return plan(load_dataset(root), policy, settings)
 
 
@@ -50,9 +53,9 @@ st.title("Evaluate strategies")
 st.caption(
     "Page recall, nDCG and MRR against labelled pages (or passages), pages and tokens returned, the share of "
     "non-relevant candidates the knee cuts dropped, and latency — with bootstrap 95 % intervals. Every run is "
-    "also judged at its own page budget: the plot draws flat hybrid top-k (k = 1…20) under the runs, and "
-    "`gain_vs_flat` is a run's recall minus flat's at the run's mean pages (paired per query); `doc_hit` is the "
-    "share of questions whose own document was returned."
+    "also judged at its own page budget: the plot draws flat hybrid top-k (k = 1…20) under the runs. "
+    f"`gain_vs_flat` — {METRICS['gain_vs_flat']} `doc_hit` — {METRICS['doc_hit']} Each column's header says "
+    "what it counts."
 )
 
 DATA = settings.eval_data
@@ -74,13 +77,19 @@ except (OSError, ValueError) as error:
     st.stop()
 
 left, right = st.columns(2)
-runs = left.multiselect("Strategies", list(STRATEGIES), default=list(DEFAULT_STRATEGIES), key="eval_runs")
+runs = left.multiselect(
+    "Strategies", list(STRATEGIES), default=list(DEFAULT_STRATEGIES), key="eval_runs", wrap=True
+)  # wrapped: in a column the chips would scroll sideways in one row, the last ones cut off
 extra = right.text_input(
     "More runs (space separated)", key="eval_extra", placeholder="flat:top_k=10 adaptive:sensitivity=2"
 )
 limit = left.number_input("Queries (first N)", 1, len(dataset.queries), min(len(dataset.queries), 50))
-parent_dense = right.selectbox("Parent dense vector", PARENT_DENSE_CHOICES, index=1, key="eval_pd")
-parent_sparse = right.selectbox("Parent sparse vector", PARENT_SPARSE_CHOICES, index=1, key="eval_ps")
+parent_dense = right.selectbox(
+    "Parent dense vector", PARENT_DENSE_CHOICES, index=1, key="eval_pd", help=TERMS["parent_dense"]
+)
+parent_sparse = right.selectbox(
+    "Parent sparse vector", PARENT_SPARSE_CHOICES, index=1, key="eval_ps", help=TERMS["parent_sparse"]
+)
 with st.expander("Sweep one parameter instead"):
     sweep_param = st.selectbox("Parameter", ["(no sweep)", *SWEEPABLE], key="eval_sweep_param")
     sweep_values = st.text_input("Values (space separated)", "0.5 1 2 4", key="eval_sweep_values")
@@ -92,7 +101,7 @@ except ValueError as error:
     st.stop()
 
 policy = VectorPolicy(parent_dense=parent_dense, parent_sparse=parent_sparse)
-built = index_built_at(dataset, policy, settings)
+built = index_version(dataset, policy, settings)
 cost = estimate(str(dataset.root), dataset.fingerprint(), policy, built, repr(settings))
 if cost.ready:
     st.caption("The index of this data set is built for these settings: the run only asks the queries.")
@@ -169,7 +178,11 @@ report, sweep = st.session_state[RESULT]
 st.subheader(escape_markdown(headline(report)))
 for line in report.index.get("failed", []):
     st.warning(escape_markdown(line))
-st.dataframe(summary_rows(report), hide_index=True)
+st.dataframe(
+    summary_rows(report),
+    hide_index=True,
+    column_config={name: st.column_config.Column(help=words) for name, words in METRICS.items()},
+)
 st.plotly_chart(
     figures.sweep_figure(sweep) if sweep else figures.recall_vs_pages(report), key="eval_recall_pages"
 )

@@ -8,6 +8,7 @@ import streamlit as st
 
 from drag_core.app import ui
 from drag_core.app.display import clock, counted, escape_markdown, stale_warning
+from drag_core.app.glossary import TERMS
 from drag_core.app.sample import SAMPLE_PDF, SAMPLE_TITLE
 from drag_core.app.uploads import UPLOAD_TYPES, IngestStatus, UploadJob, overall_line
 
@@ -145,6 +146,10 @@ if documents:
             for d in documents
         ],
         hide_index=True,
+        column_config={
+            "levels": st.column_config.NumberColumn(help=TERMS["levels"]),
+            "LLM fallbacks": st.column_config.NumberColumn(help=TERMS["fallbacks"]),
+        },
     )
 
     def remove(file_name: str) -> None:

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import FINANCE
 
+from drag_core.app.compare import knob_readers
 from drag_core.app.display import describe_settings, escape_markdown, public_url, stale_warning
 from drag_core.app.environment import app_env
+from drag_core.app.glossary import KNOBS, METRICS, TERMS, knob_help, knob_label
 from drag_core.app.sample import SAMPLE_PDF, sample_on_start
 from drag_core.app.uploads import unchanged_report
 from drag_core.config import Bm25Params, LLMConfig, Settings
@@ -102,3 +104,15 @@ def test_citations_merge_consecutive_pages() -> None:
     pages = [page("a.pdf", 3), page("a.pdf", 4), page("a.pdf", 5), page("a.pdf", 9), page("b.pdf", 10)]
     assert citations(pages) == ["[a.pdf p.3–5]", "[a.pdf p.9]", "[b.pdf p.10]"]
     assert citations([]) == []
+
+
+def test_every_knob_says_in_one_sentence_what_it_does_and_who_reads_it() -> None:
+    for key, knob in KNOBS.items():
+        assert knob.does.endswith(".") and ". " not in knob.does.rstrip("."), key  # one sentence
+        assert knob_help(key) == f"{knob.does} {knob_readers(knob.param or key)}"
+        assert knob_label(key) == knob.label
+    assert knob_help("roots").endswith("Read by branch, beam, adaptive.")
+    assert knob_label("roots") == "Seed pages (adaptive) / roots (branch, beam)"
+    for term in ("levels", "fallbacks", "parent_dense", "parent_sparse"):
+        assert TERMS[term]
+    assert "same number of pages" in METRICS["gain_vs_flat"]

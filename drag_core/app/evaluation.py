@@ -10,7 +10,7 @@ from drag_core.app.uploads import file_line
 from drag_core.config import Settings
 from drag_core.evaluation.background import EvalJob, JobStage, Plan, Status, plan
 from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, find_datasets, load_dataset
-from drag_core.evaluation.index import MANIFEST, default_folder
+from drag_core.evaluation.index import LEDGER, MANIFEST, default_folder
 from drag_core.evaluation.report import headline, query_rows, summary_rows
 from drag_core.evaluation.runner import RunSpec, parse_spec
 from drag_core.ingest.pipeline import ProgressEvent
@@ -27,7 +27,7 @@ __all__ = [
     "VectorPolicy",
     "find_datasets",
     "headline",
-    "index_built_at",
+    "index_version",
     "indexing_lines",
     "load_dataset",
     "plan",
@@ -50,11 +50,15 @@ SWEEPABLE = (
 )
 
 
-def index_built_at(dataset: Dataset, policy: VectorPolicy, settings: Settings) -> float:
-    """When the data set's index for this policy and these settings was last completed (0: never), so a
-    cached estimate is redone after a run builds it."""
-    manifest = default_folder(dataset, policy, settings) / MANIFEST
-    return manifest.stat().st_mtime if manifest.is_file() else 0.0
+def index_version(dataset: Dataset, policy: VectorPolicy, settings: Settings) -> tuple[float, int]:
+    """When the data set's index for this policy and these settings was last completed (0: never) and how
+    much its ledger holds, so a cached estimate is redone after a run builds the index or part of it."""
+    folder = default_folder(dataset, policy, settings)
+    manifest, ledger = folder / MANIFEST, folder / LEDGER
+    return (
+        manifest.stat().st_mtime if manifest.is_file() else 0.0,
+        ledger.stat().st_size if ledger.is_file() else 0,
+    )
 
 
 def run_specs(texts: Iterable[str], settings: Settings) -> list[RunSpec]:

@@ -12,7 +12,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -43,14 +43,18 @@ __all__ = [
     "index_changed",
     "indexed_documents",
     "ingest_files",
+    "keep_address",
     "kept",
     "last_comparison",
     "llm_config",
+    "opened_address",
+    "set_widgets",
     "settings",
     "show_text",
 ]
 
 KEPT = "kept_values"
+ADDRESS = "address_written"
 COMPARISON = "comparison"
 FIGURES = "figure_cache"
 FIGURES_KEPT = 48
@@ -218,6 +222,30 @@ def kept(widget: Callable[..., Any], label: str, key: str, default: Any, **kwarg
     st.session_state[key] = value
     values[key] = widget(label, key=key, **kwargs)
     return values[key]
+
+
+def opened_address() -> dict[str, str] | None:
+    """The address's query when it is new to this session — a link opened, a page reloaded — else None (what
+    this session wrote itself, or nothing, as after moving between pages)."""
+    current = st.query_params.to_dict()
+    if not current or current == st.session_state.get(ADDRESS):
+        return None
+    st.session_state[ADDRESS] = current
+    return current
+
+
+def keep_address(query: Mapping[str, str]) -> None:
+    """Make the browser's address hold ``query`` (a message only when it changed)."""
+    wanted = dict(query)
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+    st.session_state[ADDRESS] = wanted
+
+
+def set_widgets(values: Mapping[str, Any]) -> None:
+    """Give widgets values before they are drawn (widget key → value)."""
+    for key, value in values.items():
+        st.session_state[key] = value
 
 
 def _among(value: Any, options: Any) -> bool:
