@@ -12,7 +12,7 @@ from conftest import FINANCE
 from drag_core.engine import Engine
 from drag_core.ingest.loading import expected_pages
 from drag_core.ingest.pipeline import ProgressEvent
-from drag_core.ingest.progress import SPARSE_SHARE, STAGE_COST, WARM_UP_S, ProgressMeter
+from drag_core.ingest.progress import SPARSE_SHARE, STAGE_COST, WARM_UP_TEXTS, ProgressMeter
 from drag_core.ingest.tree import parent_count
 from drag_core.models.embeddings import BATCH_SIZE
 
@@ -65,23 +65,24 @@ def test_the_counters_do_not_jump_and_the_bar_ends_at_one_on_a_real_ingest(
 
 
 def test_no_time_left_before_the_warm_up_then_the_measured_pace() -> None:
-    meter = ProgressMeter([("a.pdf", 100)], started=0.0)
-    _through_vectors(meter, "a.pdf", 100, 0, 0.0)
+    meter = ProgressMeter([("a.pdf", 200)], started=0.0)
+    _through_vectors(meter, "a.pdf", 200, 0, 0.0)
     assert meter.seconds_left(5.0) is None  # nothing embedded yet: no pace to go on
-    at = _through_vectors(meter, "a.pdf", 100, 10, 0.0)  # the first batch ends the warm-up
-    assert meter.seconds_left(at) is None
-    at = _through_vectors(meter, "a.pdf", 100, 40, 0.0)  # 3 batches of 10 texts, one a second, since
-    assert at - 1.0 >= WARM_UP_S
+    warm = -(-WARM_UP_TEXTS // 10) * 10  # the first batch of 10 at or past the warm-up
+    at = _through_vectors(meter, "a.pdf", 200, warm, 0.0)
+    assert meter.seconds_left(at) is None, "the model's first batches are slower: not measured"
+    at = _through_vectors(meter, "a.pdf", 200, warm + 30, 0.0)  # 3 more batches of 10 texts, one a second
     rate = meter.rate()
     assert rate == pytest.approx(10 * (1 - SPARSE_SHARE))  # BM25 of the texts comes after the last batch
     left = (meter.work() - meter.work_done()) / rate
     assert meter.seconds_left(at) == pytest.approx(left)
-    assert left == pytest.approx(6.0 + 0.5, abs=0.5)  # 60 texts at 10 a second, and BM25 and writing after
+    texts_left = 200 - warm - 30
+    assert left == pytest.approx(texts_left / 10 + 1.5, abs=1.0)  # and BM25 and writing after the last batch
 
 
 def test_between_events_the_bar_moves_at_the_pace_but_not_past_a_batch() -> None:
-    meter = ProgressMeter([("a.pdf", 200)], started=0.0)
-    at = _through_vectors(meter, "a.pdf", 200, 40, 0.0)
+    meter = ProgressMeter([("a.pdf", 300)], started=0.0)
+    at = _through_vectors(meter, "a.pdf", 300, WARM_UP_TEXTS + 40, 0.0)
     share, left = meter.fraction(at), meter.seconds_left(at)
     assert left is not None
     assert meter.fraction(at + 1.0) > share and meter.seconds_left(at + 1.0) == pytest.approx(left - 1.0)

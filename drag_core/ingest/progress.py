@@ -8,9 +8,9 @@ it is read (``loading.expected_pages``) and counted exactly once its stages repo
 ends (indexed, unchanged, failed or cancelled) counts as done with the work it did, so a skipped file leaves
 the rest of the estimate as it was.
 
-The time left is the work left divided by the rate measured since the warm-up — the first batch of vectors,
-after the fast stages and the model's first call — and stays unknown until ``WARM_UP_S`` seconds of that rate
-were measured. No clock is read here: every call takes ``now`` (``time.monotonic()`` of the caller).
+The time left is the work left divided by the rate measured since the warm-up — the model's first
+``WARM_UP_TEXTS`` texts, after the fast stages — and stays unknown until ``WARM_UP_S`` seconds of that rate were
+measured. No clock is read here: every call takes ``now`` (``time.monotonic()`` of the caller).
 """
 
 from __future__ import annotations
@@ -22,23 +22,32 @@ from drag_core.ingest.pipeline import STAGES, ProgressEvent
 from drag_core.ingest.tree import parent_count
 from drag_core.models.embeddings import BATCH_SIZE
 
-__all__ = ["FILE_COST", "SPARSE_SHARE", "STAGE_COST", "WARM_UP_S", "FileWork", "ProgressMeter"]
+__all__ = [
+    "SPARSE_SHARE",
+    "STAGE_COST",
+    "WARM_UP_S",
+    "WARM_UP_TEXTS",
+    "FileWork",
+    "ProgressMeter",
+]
 
 #: Cost of one unit of each stage, in dense embeddings of one text: a page read, a page summarised, a parent
-#: described, a text embedded (dense and its share of BM25), a node written (bench/progress_estimate.py).
+#: described, a text embedded (dense and its share of BM25), a node written — the medians of 12 recorded
+#: ingests (``bench/progress_estimate.py``; reading a page cost 0.016–0.079, filings being the slowest).
 STAGE_COST: dict[str, float] = {
-    "pages": 0.05,
-    "summaries": 0.02,
-    "tree": 0.035,
+    "pages": 0.03,
+    "summaries": 0.015,
+    "tree": 0.025,
     "vectors": 1.0,
-    "store": 0.005,
+    "store": 0.004,
 }
-#: A file's fixed cost (opening, the model's and the store's calls), in the same units.
-FILE_COST = 0.2
 #: Share of the vectors stage after the last dense batch: BM25 of every node (parents read their subtree).
 SPARSE_SHARE = 0.05
 #: Seconds of measured pace after the warm-up before a time left is given.
 WARM_UP_S = 1.0
+#: Texts the dense model embeds before its pace is measured: its first batches run slower than the later ones
+#: (up to twice as slow: docs/benchmarks.md), and the stages before them are estimates, not measurements.
+WARM_UP_TEXTS = 2 * BATCH_SIZE
 
 
 @dataclass
@@ -79,7 +88,7 @@ class FileWork:
         """All of this file's work (what it did, once it ended)."""
         if self.ended:
             return self.finished_work
-        return FILE_COST + sum(STAGE_COST[s] * self.units(s) for s in STAGES)
+        return sum(STAGE_COST[s] * self.units(s) for s in STAGES)
 
     def work_done(self) -> float:
         """The work finished: every stage before the current one, and the current one's share."""
@@ -95,6 +104,13 @@ class FileWork:
         elif self.stage == "vectors":
             share *= 1 - SPARSE_SHARE  # BM25 runs after the last dense batch
         return before + STAGE_COST[self.stage] * self.units(self.stage) * share
+
+    @property
+    def embedded(self) -> int:
+        """Texts of this file the dense model embedded so far."""
+        if self.stage == "vectors":
+            return self.done
+        return self._totals.get("vectors", 0) if self.stage == "store" or self.ended else 0
 
     def stage_left(self) -> float:
         """Work left in the current stage."""
@@ -112,7 +128,7 @@ class FileWork:
 
     def end(self) -> None:
         if not self.ended:
-            self.finished_work = self.work_done() + (FILE_COST if self.stage == "store" else 0.0)
+            self.finished_work = self.work_done()
             self.ended = True
 
     @property
@@ -150,7 +166,7 @@ class ProgressMeter:
         """File ``index`` reported ``event`` at ``now``."""
         self._end_before(index)
         self.files[index].moved(event)
-        self._measure(index, now, warmed=event.stage == "vectors" and event.done > 0)
+        self._measure(index, now, warmed=self.embedded() >= WARM_UP_TEXTS)
 
     def ended(self, index: int, now: float) -> None:
         """File ``index`` is finished (indexed, unchanged, failed or cancelled) at ``now``."""
@@ -173,6 +189,10 @@ class ProgressMeter:
 
     def work(self) -> float:
         return sum(f.work() for f in self.files)
+
+    def embedded(self) -> int:
+        """Texts the dense model embedded so far, over every file."""
+        return sum(f.embedded for f in self.files)
 
     def work_done(self) -> float:
         return sum(f.work_done() for f in self.files)
