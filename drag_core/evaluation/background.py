@@ -196,7 +196,8 @@ class EvalJob:
         except (OSError, ValueError):
             status = Status()
         if self._process.poll() is not None and status.stage not in (JobStage.DONE, JobStage.FAILED):
-            log = (self.folder / "log.txt").read_text(errors="replace").strip().splitlines()
+            log_file = self.folder / "log.txt"
+            log = log_file.read_text(errors="replace").strip().splitlines() if log_file.is_file() else []
             status.stage = JobStage.FAILED
             status.error = log[-1] if log else f"exit code {self._process.returncode}"
         return status
