@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from drag_core.config import Settings
 from drag_core.evaluation.budget import FlatCurve, doc_hit, judge
 from drag_core.evaluation.datasets import Dataset, Unit, load_dataset
 from drag_core.evaluation.index import open_index
@@ -60,7 +61,7 @@ class Recorded:
 
 def record(dataset: Dataset) -> list[dict]:
     """Every query's rankings, as JSON-ready dicts."""
-    engine, _ = open_index(dataset)
+    engine, _ = open_index(dataset, Settings.from_env())  # a bench is an entry point
     rows = []
     try:
         for query in dataset.queries:

@@ -12,8 +12,13 @@ from enum import StrEnum
 from typing import Any
 
 from drag_core.fusion import DEFAULT_RRF_K
+from drag_core.knee import KNEE_METHODS, default_sensitivity
 
-__all__ = ["SCORE_SOURCES", "ScoreSource", "SearchParams"]
+__all__ = ["DEFAULT_KNEE_METHOD", "SCORE_SOURCES", "ScoreSource", "SearchParams"]
+
+#: The detector ``adaptive`` and ``flat-knee`` cut with by default (its slider moves the cut step by step;
+#: measured in docs/evaluation.md, "The knee decides").
+DEFAULT_KNEE_METHOD = "relative"
 
 
 class ScoreSource(StrEnum):
@@ -38,9 +43,10 @@ class SearchParams:
         max_iterations: generations at most for the beam searches.
         rrf_k: classic RRF constant k in 1/(k + rank).
         knee_method: knee detector (see ``drag_core.knee``).
-        sensitivity: the detector's sensitivity S.
+        sensitivity: the detector's sensitivity S; not given: the detector's own (relative 0.5, kneedle 1.0,
+            ``drag_core.knee.DEFAULT_SENSITIVITIES``), also when ``with_`` changes the detector alone.
         min_keep: fewest items a knee cut keeps.
-        max_keep: most items a knee cut keeps (None: no cap).
+        max_keep: most items a knee cut keeps (None: no cap): a safety rail, not the usual cut.
         score_source: the curve the knee reads: ``dense`` (raw cosine scores, the default) or ``rrf`` (fused
             scores, functions of ranks only: their knee follows list length and k more than relevance).
         knee_pool: how many leaves ``flat-knee`` (and ``adaptive``, in its final ranking) rank before cutting.
@@ -56,10 +62,10 @@ class SearchParams:
     beam_width: int = 5
     max_iterations: int = 10
     rrf_k: int = DEFAULT_RRF_K
-    knee_method: str = "kneedle"
-    sensitivity: float = 1.0
+    knee_method: str = DEFAULT_KNEE_METHOD
+    sensitivity: float | None = None
     min_keep: int = 1
-    max_keep: int | None = 5
+    max_keep: int | None = 20
     score_source: ScoreSource = ScoreSource.DENSE
     knee_pool: int = 50
     span_merge: int = 0
@@ -69,10 +75,18 @@ class SearchParams:
         if self.score_source not in SCORE_SOURCES:
             raise ValueError(f"score_source must be one of {SCORE_SOURCES}")
         object.__setattr__(self, "score_source", ScoreSource(self.score_source))
+        if self.knee_method not in KNEE_METHODS:
+            raise ValueError(f"unknown knee method {self.knee_method!r}; expected one of {KNEE_METHODS}")
+        if self.sensitivity is None:
+            object.__setattr__(self, "sensitivity", default_sensitivity(self.knee_method))
         if min(self.top_k, self.roots, self.beam_width, self.max_iterations, self.knee_pool) < 1:
             raise ValueError("top_k, roots, beam_width, max_iterations and knee_pool must be ≥ 1")
         if min(self.span_merge, self.doc_breadth) < 0:
             raise ValueError("span_merge and doc_breadth must be ≥ 0")
 
     def with_(self, **changes: Any) -> SearchParams:
+        """A copy with ``changes``; a new ``knee_method`` without a ``sensitivity`` takes that detector's
+        default (one detector's S means nothing to another)."""
+        if changes.get("knee_method", self.knee_method) != self.knee_method:
+            changes.setdefault("sensitivity", None)
         return replace(self, **changes)

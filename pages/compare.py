@@ -49,7 +49,8 @@ first_query = SAMPLE_QUERY if has_sample else ""
 opened = ui.opened_address()  # an address new to this session (a shared link, a reload) sets the view
 if opened:
     view = read_view(opened, STRATEGIES, BOUNDS, {"knee_method": KNEE_METHODS})
-    ui.set_widgets(widget_values(view, defaults, "keep_range"))
+    detector = view.knobs.get("knee_method", st.session_state.get("knee_method", defaults.knee_method))
+    ui.set_widgets(widget_values(view, defaults, "keep_range", f"sensitivity_{detector}"))
     if view.ignored:
         st.warning(
             escape_markdown("The address asked for what this page does not offer: " + ", ".join(view.ignored))
@@ -76,7 +77,8 @@ def walk_knobs() -> dict[str, int]:
 
 
 def knee_knobs(walk: dict[str, int]) -> SearchParams:
-    """The knee's knobs (a change reruns only the Compare panel); returns every parameter the knobs set."""
+    """The knee's knobs (a change reruns only the Compare panel); returns every parameter the knobs set. The
+    Sensitivity slider offers the chosen detector's own values and remembers a value per detector."""
     with st.container(border=True):
         a, b, c, d = st.columns([1.3, 1.6, 1.6, 1.3], vertical_alignment="bottom")
         knee_method = ui.kept(
@@ -87,13 +89,14 @@ def knee_knobs(walk: dict[str, int]) -> SearchParams:
             options=KNEE_METHODS,
             help=knob_help("knee_method"),
         )
+        own = knee_method == defaults.knee_method
         sensitivity = ui.kept(
             b.select_slider,
             knob_label("sensitivity"),
-            "sensitivity",
-            defaults.sensitivity,
-            options=figures.SENSITIVITIES,
-            help=knob_help("sensitivity"),
+            f"sensitivity_{knee_method}",
+            defaults.sensitivity if own else figures.DEFAULT_SENSITIVITIES[knee_method],
+            options=figures.SENSITIVITIES[knee_method],
+            help=knob_help("sensitivity", knee_method),
         )
         min_keep, max_keep = ui.kept(
             c.slider,

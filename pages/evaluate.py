@@ -29,6 +29,9 @@ from drag_core.app.evaluation import (
     query_rows,
     run_specs,
     summary_rows,
+    sweep_values,
+    sweep_verdicts,
+    verdicts,
 )
 from drag_core.app.glossary import METRICS, TERMS
 
@@ -54,8 +57,11 @@ st.caption(
     "Page recall, nDCG and MRR against labelled pages (or passages), pages and tokens returned, the share of "
     "non-relevant candidates the knee cuts dropped, and latency — with bootstrap 95 % intervals. Every run is "
     "also judged at its own page budget: the plot draws flat hybrid top-k (k = 1…20) under the runs. "
-    f"`gain_vs_flat` — {METRICS['gain_vs_flat']} `doc_hit` — {METRICS['doc_hit']} Each column's header says "
-    "what it counts."
+    f"`gain_vs_flat` — {METRICS['gain_vs_flat']} `doc_hit` — {METRICS['doc_hit']} Knee runs also say which "
+    "rule set their final cuts (`knee_decides`), how many answer sizes the Sensitivity slider's values give "
+    "(`slider_sizes`), Spearman's ρ between pages returned and relevant pages, and the share of an oracle's gap "
+    "over flat they capture (`oracle_share`); a sentence under the table says whether each beats flat. Each "
+    "column's header says what it counts."
 )
 
 DATA = settings.eval_data
@@ -92,7 +98,12 @@ parent_sparse = right.selectbox(
 )
 with st.expander("Sweep one parameter instead"):
     sweep_param = st.selectbox("Parameter", ["(no sweep)", *SWEEPABLE], key="eval_sweep_param")
-    sweep_values = st.text_input("Values (space separated)", "0.5 1 2 4", key="eval_sweep_values")
+    values_text = st.text_input(
+        "Values (space separated)",
+        sweep_values(sweep_param, settings),
+        key=f"eval_sweep_values_{sweep_param}",
+        help="A sweep draws each strategy's line through its values over flat's top-k curve.",
+    )
 
 try:
     specs = run_specs([*runs, *extra.split()], settings)
@@ -110,7 +121,7 @@ elif cost.pages:
 
 job: EvalJob | None = st.session_state.get(JOB)
 if st.button("Run", type="primary", disabled=not specs or (job is not None and job.running), key="eval_run"):
-    sweep = None if sweep_param == "(no sweep)" else (sweep_param, sweep_values.split())
+    sweep = None if sweep_param == "(no sweep)" else (sweep_param, values_text.split())
     runs_asked = [*runs, *extra.split()]
     st.session_state[JOB] = job = EvalJob.start(dataset.root, int(limit), runs_asked, policy, sweep, ui.env())
     st.session_state.pop(RESULT, None)
@@ -183,6 +194,8 @@ st.dataframe(
     hide_index=True,
     column_config={name: st.column_config.Column(help=words) for name, words in METRICS.items()},
 )
+for line in sweep_verdicts(sweep) if sweep else verdicts(report):  # each knee run against flat, one sentence
+    st.markdown("- " + escape_markdown(line))
 st.plotly_chart(
     figures.sweep_figure(sweep) if sweep else figures.recall_vs_pages(report), key="eval_recall_pages"
 )

@@ -12,10 +12,10 @@ import pytest
 from conftest import no_exceptions
 from llm_server import local_llm  # noqa: F401 - session fixture of the real-LLM test
 
-from drag_core.app.glossary import KNOBS
+from drag_core.app.glossary import KNOBS, PINNED
 from drag_core.app.url_state import KNOBS as ADDRESS_KNOBS
+from drag_core.knee import DEFAULT_SENSITIVITIES, SENSITIVITIES
 from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams, readers
-from drag_core.search.explain import SENSITIVITIES
 
 COMPARE = "pages/compare.py"
 QUERY = "What was net sales growth in the fourth quarter?"
@@ -57,8 +57,10 @@ def test_the_first_screen_takes_its_defaults_from_the_library(open_app, small_in
     defaults = SearchParams()
     assert at.title[0].value == "Compare strategies"
     assert at.selectbox(key="knee_method").value == defaults.knee_method
-    assert at.select_slider(key="sensitivity").value == defaults.sensitivity
-    assert at.slider(key="keep_range").value == (defaults.min_keep, defaults.max_keep)
+    sensitivity = slider = at.select_slider(key=f"sensitivity_{defaults.knee_method}")
+    assert slider.value == defaults.sensitivity == 0.5
+    assert [float(o) for o in slider.options] == list(SENSITIVITIES["relative"])
+    assert at.slider(key="keep_range").value == (defaults.min_keep, defaults.max_keep) == (1, 20)
     assert at.radio(key="score_source").value == defaults.score_source
     for knob in ("top_k", "roots", "beam_width", "rrf_k", "doc_breadth"):
         assert at.slider(key=knob).value == getattr(defaults, knob)
@@ -68,14 +70,17 @@ def test_the_first_screen_takes_its_defaults_from_the_library(open_app, small_in
         assert slider.help == f"{KNOBS[knob].does} Read by {', '.join(readers(knob))}."
     assert at.slider(key="roots").label == "Seed pages (adaptive) / roots (branch, beam)"
     assert at.slider(key="rrf_k").help.endswith("Read by every strategy.")
-    knee_knobs = {"knee_method": at.selectbox, "sensitivity": at.select_slider, "keep_range": at.slider}
-    for key, widget in {**knee_knobs, "score_source": at.radio}.items():
-        assert widget(key=key).help.startswith(KNOBS[key].does) and " Read by " in widget(key=key).help
+    knee_knobs = {"knee_method": at.selectbox(key="knee_method"), "keep_range": at.slider(key="keep_range")}
+    knee_knobs |= {"sensitivity": sensitivity, "score_source": at.radio(key="score_source")}
+    for key, widget in knee_knobs.items():  # what it does, who reads it, that knee-beam does not follow it
+        assert widget.help.startswith(KNOBS[key].does) and " Read by " in widget.help, key
+        assert widget.help.endswith(PINNED), key
+    assert "The relative detector's S: keeps every item within S × (top − mean)" in sensitivity.help
     assert at.multiselect(key="strategies").value == DEFAULT
     assert {"flat", "flat-knee", "branch", "beam", "adaptive"} <= set(DEFAULT)
     assert at.text_input(key="query").value == ""
     assert any("Type a question" in i.value for i in at.info)
-    assert defaults.sensitivity in SENSITIVITIES
+    assert defaults.sensitivity in SENSITIVITIES[defaults.knee_method]
 
 
 def test_a_question_in_the_address_is_asked_on_opening(open_app, small_index_copy: Path) -> None:
@@ -89,7 +94,7 @@ def test_a_question_in_the_address_is_asked_on_opening(open_app, small_index_cop
 
 def test_the_address_sets_the_whole_view_and_keeps_following_it(open_app, small_index_copy: Path) -> None:
     at = open_app(small_index_copy)
-    asked_for = {"q": QUERY, "strategies": "adaptive,nope,flat", "top_k": "7", "knee_method": "chord"}
+    asked_for = {"q": QUERY, "strategies": "adaptive,nope,flat", "top_k": "7", "knee_method": "gap"}
     asked_for |= {"sensitivity": "2", "min_keep": "2", "max_keep": "4", "rrf_k": "999", "score_source": "rrf"}
     for name, value in asked_for.items():
         at.query_params[name] = value
@@ -101,9 +106,8 @@ def test_the_address_sets_the_whole_view_and_keeps_following_it(open_app, small_
         "flat",
     ]
     assert at.slider(key="top_k").value == 7 and at.slider(key="keep_range").value == (2, 4)
-    assert (
-        at.selectbox(key="knee_method").value == "chord" and at.select_slider(key="sensitivity").value == 2.0
-    )
+    assert at.selectbox(key="knee_method").value == "gap"
+    assert at.select_slider(key="sensitivity_gap").value == 2.0  # the slider of the address's detector
     assert at.radio(key="score_source").value == "rrf"
     assert at.slider(key="rrf_k").value == SearchParams().rrf_k  # out of its range: not taken …
     (note,) = [w.value for w in at.warning if "address asked for" in w.value]
@@ -114,6 +118,7 @@ def test_the_address_sets_the_whole_view_and_keeps_following_it(open_app, small_
     }
     assert set(address) == {"q", "strategies", *ADDRESS_KNOBS}  # every knob, in the address now
     assert address["strategies"] == "adaptive,flat" and address["top_k"] == "7" and address["rrf_k"] == "60"
+    assert address["knee_method"] == "gap" and address["sensitivity"] == "2"
 
     at.text_input(key="query").set_value("How many stores?").run()  # the address follows the question
     assert at.query_params["q"] in ("How many stores?", ["How many stores?"])
@@ -156,18 +161,19 @@ def test_moving_a_knee_slider_reruns_only_the_knee_strategies(compared) -> None:
     comparer = at.session_state["comparer"]
     assert (comparer.misses, comparer.hits) == (len(DEFAULT), 0)
     before = at.session_state["comparison"]
-    at.select_slider(key="sensitivity").set_value(4.0).run()
+    at.select_slider(key="sensitivity_relative").set_value(0.85).run()
     no_exceptions(at)
     readers = [s for s in DEFAULT if "sensitivity" in STRATEGIES[s].params]
     assert "adaptive" in readers and "flat-knee" in readers and "flat" not in readers
     assert comparer.misses == len(DEFAULT) + len(readers)
     assert comparer.hits == len(DEFAULT) - len(readers)
     after = at.session_state["comparison"]
-    assert after.params.sensitivity == 4.0
+    assert after.params.sensitivity == 0.85
     for name in DEFAULT:
         assert (after.runs[name] is before.runs[name]) == (name not in readers)
+    assert after.runs["adaptive"].pages > before.runs["adaptive"].pages  # the slider's top keeps more
     current = re.findall(r'data-sensitivity="([^"]+)"', _below(at))
-    assert current and all(float(s) == 4.0 for s in current)
+    assert current and all(float(s) == 0.85 for s in current)
 
     at.slider(key="keep_range").set_value((2, 6)).run()
     at.slider(key="beam_width").set_value(3).run()
@@ -183,17 +189,24 @@ def test_moving_a_knee_slider_reruns_only_the_knee_strategies(compared) -> None:
         "gap",
     )
     assert "cosine (sorted)" not in json.dumps(_figures(at)[1])
+    gap = at.select_slider(key="sensitivity_gap")  # the detector's own values, from its own default
+    assert [float(o) for o in gap.options] == list(SENSITIVITIES["gap"])
+    assert gap.value == params.sensitivity == DEFAULT_SENSITIVITIES["gap"]
+    at.selectbox(key="knee_method").set_value("relative").run()
+    no_exceptions(at)
+    assert at.select_slider(key="sensitivity_relative").value == 0.85  # remembered per detector
+    assert at.session_state["comparison"].params.sensitivity == 0.85
 
 
 def test_knobs_survive_a_page_switch(compared) -> None:
     at = compared
-    at.select_slider(key="sensitivity").set_value(2.5).run()
+    at.select_slider(key="sensitivity_relative").set_value(0.25).run()
     at.multiselect(key="strategies").set_value(["flat", "adaptive"]).run()
     at.switch_page("pages/tree.py").run()
     no_exceptions(at)
     at.switch_page(COMPARE).run()
     no_exceptions(at)
-    assert at.select_slider(key="sensitivity").value == 2.5
+    assert at.select_slider(key="sensitivity_relative").value == 0.25
     assert at.text_input(key="query").value == QUERY
     assert at.multiselect(key="strategies").value == ["flat", "adaptive"]
     assert _cards(at) == ["flat", "adaptive"]

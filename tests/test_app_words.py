@@ -12,7 +12,7 @@ from conftest import FINANCE
 from drag_core.app.compare import knob_readers
 from drag_core.app.display import describe_settings, escape_markdown, public_url, stale_warning
 from drag_core.app.environment import app_env
-from drag_core.app.glossary import KNOBS, METRICS, TERMS, knob_help, knob_label
+from drag_core.app.glossary import KNOBS, METRICS, PINNED, SENSITIVITY_WORDS, TERMS, knob_help, knob_label
 from drag_core.app.sample import SAMPLE_PDF, sample_on_start
 from drag_core.app.uploads import unchanged_report
 from drag_core.config import Bm25Params, LLMConfig, Settings
@@ -109,10 +109,13 @@ def test_citations_merge_consecutive_pages() -> None:
 def test_every_knob_says_in_one_sentence_what_it_does_and_who_reads_it() -> None:
     for key, knob in KNOBS.items():
         assert knob.does.endswith(".") and ". " not in knob.does.rstrip("."), key  # one sentence
-        assert knob_help(key) == f"{knob.does} {knob_readers(knob.param or key)}"
+        pinned = f" {PINNED}" if knob.pinned else ""
+        assert knob_help(key) == f"{knob.does} {knob_readers(knob.param or key)}{pinned}"
         assert knob_label(key) == knob.label
     assert knob_help("roots").endswith("Read by branch, beam, adaptive.")
     assert knob_label("roots") == "Seed pages (adaptive) / roots (branch, beam)"
     for term in ("levels", "fallbacks", "parent_dense", "parent_sparse"):
         assert TERMS[term]
     assert "same number of pages" in METRICS["gain_vs_flat"]
+    for detector, words in SENSITIVITY_WORDS.items():  # the sensitivity says what S means for the detector
+        assert f"The {detector} detector's S: {words}" in knob_help("sensitivity", detector)

@@ -333,9 +333,9 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
 
         sensitivity = page.get_by_test_id("stSlider").filter(has_text="Sensitivity")
         value = sensitivity.get_by_test_id("stSliderThumbValue")
-        expect(value).to_have_text("1.0")
+        expect(value).to_have_text("0.5")  # the default detector's (relative) own default
         sensitivity.get_by_role("slider").press("Home")
-        expect(value).to_have_text("0.0")
+        expect(value).to_have_text("0.05")  # the first of its slider values
         page.wait_for_selector(IDLE)
         expect(titles).not_to_have_text(before)
         moved = titles.all_text_contents()
@@ -344,10 +344,10 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
 
         # the address holds the view: the question, the strategies, every knob; a new session opening it
         # (a shared link) shows the same view
-        expect(page).to_have_url(re.compile(r"[?&]sensitivity=0(&|$)"))
+        expect(page).to_have_url(re.compile(r"[?&]sensitivity=0\.05(&|$)"))
         address = _address(page.url)
         assert set(address) == {url_state.QUERY, url_state.STRATEGIES, *url_state.KNOBS}
-        assert address[url_state.QUERY] == QUERY and address["sensitivity"] == "0"
+        assert address[url_state.QUERY] == QUERY and address["sensitivity"] == "0.05"
         assert address[url_state.STRATEGIES] == ",".join(DEFAULT_STRATEGIES)
         shared = page.context.browser.new_context(viewport={"width": 1400, "height": 2600}).new_page()
         traffic.watch(shared)
@@ -355,7 +355,7 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
         shared.wait_for_selector(IDLE, timeout=STARTUP_S * 1000)
         expect(shared.get_by_label("Question")).to_have_value(QUERY)
         shown = shared.get_by_test_id("stSlider").filter(has_text="Sensitivity")
-        expect(shown.get_by_test_id("stSliderThumbValue")).to_have_text("0.0")
+        expect(shown.get_by_test_id("stSliderThumbValue")).to_have_text("0.05")
         shared_titles = (
             shared.get_by_role("tabpanel").locator(".stPlotlyChart").first.locator(".annotation-text")
         )

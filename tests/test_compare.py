@@ -20,6 +20,7 @@ from drag_core.app.compare import (
 )
 from drag_core.config import Settings
 from drag_core.engine import Engine
+from drag_core.knee import SENSITIVITIES
 from drag_core.search import STRATEGIES, SearchParams
 from drag_core.search.flat import Flat
 from drag_core.store import DENSE
@@ -57,6 +58,22 @@ def test_a_knob_reruns_only_the_strategies_that_read_it(small_engine: Engine) ->
     assert second.embed_ms == 0  # the query embedding was remembered
     for name in ALL:
         assert (second.runs[name] is first.runs[name]) == (name not in readers), name
+
+
+def test_the_default_detectors_slider_moves_the_knee_strategies_step_by_step(small_engine: Engine) -> None:
+    """Every value the app's Sensitivity slider offers for the default detector, on a real question: the
+    answers of adaptive and flat-knee take several sizes, and no step between neighbouring values multiplies
+    or divides a size by more than 3 (no cliff)."""
+    comparer = Comparer()
+    grid = SENSITIVITIES[SearchParams().knee_method]
+    sizes: dict[str, list[int]] = {"adaptive": [], "flat-knee": []}
+    for s in grid:
+        comparison = comparer.compare(small_engine, QUERY, list(sizes), SearchParams(sensitivity=s))
+        for name in sizes:
+            sizes[name].append(comparison.runs[name].pages)
+    for name, row in sizes.items():
+        assert row == sorted(row) and len(set(row)) >= 4, (name, row)
+        assert max(max(a, b) / min(a, b) for a, b in zip(row, row[1:])) <= 3, (name, row)
 
 
 class _Recorded(SearchParams):

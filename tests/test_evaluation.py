@@ -21,13 +21,23 @@ from drag_core.cli import main
 from drag_core.config import IN_MEMORY, Settings
 from drag_core.evaluation.budget import FLAT_DEPTH, FlatCurve, judge
 from drag_core.evaluation.datasets import PAGE_KIND, PASSAGE_KIND, load_dataset, passages
+from drag_core.evaluation.diagnostics import cut_rule
 from drag_core.evaluation.index import default_folder, identity, open_index
-from drag_core.evaluation.report import comparisons, query_rows, summary_rows, table, write_csv
-from drag_core.evaluation.runner import RunSpec, evaluate, measure, parse_spec
+from drag_core.evaluation.report import (
+    comparisons,
+    query_rows,
+    summary_rows,
+    sweep_verdicts,
+    table,
+    verdicts,
+    write_csv,
+)
+from drag_core.evaluation.runner import Outcome, Report, RunSpec, Summary, evaluate, measure, parse_spec
 from drag_core.evaluation.sweep import run_sweep
 from drag_core.ingest.loading import load_path
 from drag_core.ingest.pdf_text import PDF_ENGINES
 from drag_core.ingest.vector_text import VectorPolicy
+from drag_core.knee import SENSITIVITIES
 from drag_core.search import SearchParams, SearchResult, Step
 from drag_core.store import Candidate
 
@@ -227,11 +237,27 @@ def test_cli_eval_writes_json_and_csv_and_reuses_its_index(
     assert first["strategies"]["adaptive:sensitivity=2"]["params"]["sensitivity"] == 2.0
     for key in ("recall@1", "recall@10", "ndcg@10", "mrr@10", "right_sized_recall", "tokens_returned"):
         assert key in first["strategies"]["adaptive:sensitivity=2"]
+    adaptive = first["strategies"]["adaptive:sensitivity=2"]
+    for key in (
+        "cut_rules",
+        "pages_distribution",
+        "spearman_pages_relevant",
+        "slider_response",
+        "oracle_share",
+    ):
+        assert key in adaptive and key in flat, key
+    assert flat["cut_rules"] is None and flat["slider_response"] is None
+    assert (
+        set(adaptive["cut_rules"]) == {"final", "all"} and adaptive["slider_response"]["method"] == "relative"
+    )
+    assert [r["slider_pages"] for r in first["queries"] if r["strategy"] == "flat"] == [[]] * 2
     assert "flat" in capsys.readouterr().out
     rows = (tmp_path / "report.csv").read_text().splitlines()
     assert rows[0].startswith("strategy,query_id,recall@1") and len(rows) == 1 + 2 * 2 + 2
-    assert main([*argv, "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["index"]["reused"] is True
+    assert main([*argv, "--json", str(out), "--no-slider"]) == 0
+    again = json.loads(out.read_text())
+    assert again["index"]["reused"] is True
+    assert again["strategies"]["adaptive:sensitivity=2"]["slider_response"] is None
     assert main(["eval", str(page_dataset), "--strategies", "nope"]) == 2
     assert main(["eval", str(page_dataset), "--strategies", "flat", "--baseline", "beam"]) == 2
     assert main(["sweep", str(page_dataset), "--param", "colour", "--values", "1"]) == 2
@@ -355,3 +381,68 @@ def test_the_pdf_engine_names_the_index_of_a_data_set_of_files(
         abstracts, policy, settings["pdfium"]
     )
     assert "pdf_engine" not in identity(abstracts, page_engine)
+
+
+def test_knee_diagnostics_read_the_trace_and_the_slider_reuses_a_sweeps_searches(
+    page_dataset: Path, page_engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sweep of adaptive's sensitivity over its detector's slider values: each query's slider sizes are
+    the sweep's own answers (no search twice), the cut rules are the trace's, and the oracle and the verdicts
+    are reported for every knee run."""
+    dataset = load_dataset(page_dataset)
+    searches: list[str] = []
+    search = page_engine.search
+
+    def counted(query, strategy, params=None, **kwargs):
+        searches.append(strategy)
+        return search(query, strategy, params, **kwargs)
+
+    monkeypatch.setattr(page_engine, "search", counted)
+    grid = SENSITIVITIES["relative"]
+    sweep = run_sweep(
+        page_engine,
+        dataset,
+        [RunSpec("adaptive", "adaptive", SearchParams())],
+        "sensitivity",
+        list(map(str, grid)),
+    )
+    assert len(searches) == len(dataset.queries) * (1 + len(grid))  # flat's ranking and one search per value
+    report = sweep.report
+    for query in dataset.queries:
+        own = [o for o in report.outcomes if o.query_id == query.id]
+        sizes = [int(o.values["pages_returned"]) for o in own]
+        assert all(o.slider_pages == sizes for o in own), query.id
+        result = search(query.text, "adaptive", SearchParams())
+        assert own[grid.index(0.5)].cut_rules == [cut_rule(s) for s in result.trace if s.bound is not None]
+    for summary in report.summaries:
+        response = summary.diagnostics["slider_response"]
+        assert response["sensitivities"] == list(grid) and len(response["mean_pages"]) == len(grid)
+        assert summary.means["slider_sizes"] == response["distinct"] >= 1
+        assert 0 <= summary.means["knee_decides"] <= 1
+        assert summary.means["oracle_recall_at_pages"] >= summary.means["flat_recall_at_pages"]
+    assert len(verdicts(report)) == len(grid) and all(" flat on tiny-pages" in v for v in verdicts(report))
+    (said,) = sweep_verdicts(sweep)  # one sentence for the whole sweep of one strategy
+    assert said.startswith("adaptive ") and f"{len(grid)} settings" in said
+
+
+def test_verdicts_say_in_one_sentence_whether_a_knee_run_beats_flat() -> None:
+    def run(label: str, gain: float, low: float, high: float, pages: float) -> Summary:
+        spec = RunSpec(label, "adaptive", SearchParams())
+        return Summary(spec, {"gain_vs_flat": gain, "pages_returned": pages}, {"gain_vs_flat": (low, high)})
+
+    runs = [
+        run("a", 0.118, 0.028, 0.215, 8.2),
+        run("b", 0.056, -0.003, 0.125, 6.0),
+        run("c", 0.0001, -0.037, 0.042, 1.4),  # +0.000 at three decimals: no gain
+        run("d", 0.0, 0.0, 0.0, 5.0),
+        run("flat", 0.0, 0.0, 0.0, 5.0),
+    ]
+    outcomes = [Outcome("q", label, {}, [], cut_rules=["knee"]) for label in "abcd"]
+    said = verdicts(Report("set", 1, runs, [*outcomes, Outcome("q", "flat", {}, [])], {}))
+    assert said == [
+        "a beats flat on set at its own budget: +0.118 [+0.028, +0.215] at 8.2 pages.",
+        "b is above flat on set at its own budget, but not clearly: +0.056 [-0.003, +0.125] at 6.0 pages.",
+        "c does not beat flat on set at its own budget: +0.000 [-0.037, +0.042] at 1.4 pages.",
+        "d does not beat flat on set: on every question it recalls what flat recalls at its budget "
+        "(+0.000 [+0.000, +0.000] at 5.0 pages), so the cut changes nothing here.",
+    ]  # flat cuts at no knee: no sentence

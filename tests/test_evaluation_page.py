@@ -47,6 +47,12 @@ def test_evaluate_page_runs_strategies_on_a_data_set(open_app, tmp_path: Path) -
     assert len(at.dataframe[1].value) == 2 * 3  # per query and run
     assert len(at.get("plotly_chart")) == 2
     assert "gain_vs_flat" in summary and list(summary["gain_vs_flat"])[0] == 0  # flat is on its own curve
+    for column in ("knee_decides", "slider_sizes", "oracle_share", "final cut set by"):
+        assert column in summary, column
+    flat_share, adaptive_share = list(summary["knee_decides"])[:2]
+    assert flat_share != flat_share and 0 <= adaptive_share <= 1  # flat has no knee cut (NaN in the frame)
+    said = [m.value.replace("\\", "") for m in at.markdown if "flat on tiny" in m.value]
+    assert len(said) == 1 and said[0].startswith("- adaptive ")  # one sentence per knee run
     assert (tmp_path / "eval" / "tiny-pages").is_dir()  # its own index, outside the app's
     at.run()
     assert "built for these settings" in " ".join(c.value for c in at.caption)  # the next run reuses it

@@ -77,11 +77,13 @@ def test_adaptive_keeps_knee_cut_pages_of_the_documents_of_its_seed_pages(engine
     result = engine.search(TOPICS["beta.txt"][2], "adaptive", params)
     seeds, pages = result.trace
     assert len(seeds.candidates) == 4 + 10 + 12  # every page of the index is a candidate seed
-    assert 1 <= seeds.cut <= 2 and seeds.cut == find_knee(seeds.curve, "kneedle", 1.0, 1, 2).keep
+    method, s = params.knee_method, params.sensitivity  # the default detector: relative, S = 0.5
+    assert (seeds.method, seeds.sensitivity, pages.method, pages.sensitivity) == ("relative", 0.5) * 2
+    assert 1 <= seeds.cut <= 2 and seeds.cut == find_knee(seeds.curve, method, s, 1, 2).keep
     files = {c.file_name for c in seeds.candidates[: seeds.cut]}
     assert seeds.kept == [c.id for c in seeds.candidates[: seeds.cut]]
     assert {c.file_name for c in pages.candidates} == files
-    assert pages.cut == find_knee(pages.curve, "kneedle", 1.0, 1, 6).keep
+    assert pages.cut == find_knee(pages.curve, method, s, 1, 6).keep
     assert [n.id for n in result.nodes] == pages.kept == [c.id for c in pages.candidates[: pages.cut]]
     assert all(n.level == 0 for n in result.nodes)
     assert (result.nodes[0].file_name, result.nodes[0].page_start) == ("t2.txt", 3)

@@ -8,6 +8,7 @@ from conftest import FINANCE
 from drag_core.fusion import classic_rrf_score, qdrant_rrf_k
 from drag_core.search import SearchParams
 from drag_core.store import Scope, ScopeKind, ranking_requests
+from drag_core.store.base import TIE_MARGIN, Hit, candidates
 
 
 def test_classic_k_maps_to_qdrants_zero_based_constant() -> None:
@@ -61,7 +62,21 @@ def test_the_one_fused_request_carries_qdrants_k() -> None:
     scope = Scope(kind=ScopeKind.LEAVES, limit=5, depth=50, scoped_idf=True)
     fused, dense, sparse = ranking_requests(scope, 60)
     assert fused.rrf_k == qdrant_rrf_k(60) == 61
-    assert fused.limit == fused.depth == 50 and fused.using == ("dense", "sparse")
+    assert fused.limit == 50 + TIE_MARGIN and fused.depth == 50 and fused.using == ("dense", "sparse")
     assert fused.idf == fused.where == scope.where()
     assert dense.rrf_k is None and dense.using == ("dense",) and dense.idf is None
     assert sparse.rrf_k is None and sparse.using == ("sparse",) and sparse.idf == scope.where()
+
+
+def test_a_tie_at_the_last_place_of_a_pool_is_ours_to_break_not_the_engines() -> None:
+    """A 50-deep pool whose 50th and 51st fused scores tie (one list's rank 36 against the other's): the
+    engine returns both (it is asked for more than the pool) in whatever order, and the pool keeps the one
+    with the higher cosine every time — a knee that reads the whole pool (its mean) then cuts the same way."""
+    (fused, _, _) = ranking_requests(Scope(kind=ScopeKind.LEAVES, limit=50, depth=50), 60)
+    assert fused.limit > 50 == fused.depth
+    head = [Hit(i, 1.0 - i / 100, {}) for i in range(49)]
+    tied = [Hit(100, 0.0104, {}), Hit(101, 0.0104, {})]
+    dense = [Hit(i, 0.9 - i / 100, {}) for i in range(49)] + [Hit(101, 0.44, {})]
+    sparse = [Hit(100, 3.0, {})]
+    kept = {candidates([*head, *order], dense, sparse)[:50][-1].id for order in (tied, tied[::-1])}
+    assert kept == {101}

@@ -1,4 +1,4 @@
-"""Tests for drag_core.knee: the three detectors, the cut rule and agreement with kneed."""
+"""Tests for drag_core.knee: the four detectors, their slider grids, the cut rule and agreement with kneed."""
 
 from __future__ import annotations
 
@@ -9,11 +9,21 @@ import numpy as np
 import pytest
 from kneed import DataGenerator, KneeLocator
 
-from drag_core.knee import DETECTORS, KNEE_METHODS, KneeResult, find_knee
+from drag_core.knee import (
+    DEFAULT_SENSITIVITIES,
+    DETECTORS,
+    KNEE_METHODS,
+    KneeResult,
+    default_sensitivity,
+    find_knee,
+)
+from drag_core.knee import SENSITIVITIES as GRIDS
 from drag_core.knee.chord import distances_below_chord
 from drag_core.knee.kneedle import difference_curve
 
 RANKS = np.arange(1, 101)
+#: The detectors that look for a bend in the curve's shape (``relative`` is a threshold: a line has a cut).
+SHAPE_METHODS = ("kneedle", "chord", "gap")
 
 
 def kneed_knee(scores: np.ndarray, sensitivity: float, online: bool = False) -> int | None:
@@ -181,8 +191,19 @@ def test_kneedle_flat_head_is_cut_at_the_first_item() -> None:
 
 
 def test_knee_methods_and_registry() -> None:
-    assert KNEE_METHODS == ("kneedle", "chord", "gap")
-    assert tuple(DETECTORS) == KNEE_METHODS
+    assert KNEE_METHODS == ("kneedle", "chord", "gap", "relative")
+    assert tuple(DETECTORS) == tuple(GRIDS) == tuple(DEFAULT_SENSITIVITIES) == KNEE_METHODS
+
+
+@pytest.mark.parametrize("method", KNEE_METHODS)
+def test_each_method_has_its_own_default_among_its_ascending_slider_values(method: str) -> None:
+    grid = GRIDS[method]
+    assert len(grid) >= 8 and list(grid) == sorted(set(grid)) and grid[0] >= 0
+    assert default_sensitivity(method) in grid
+    assert find_knee(CURVES["exp_slow"], method).sensitivity == DEFAULT_SENSITIVITIES[method]
+    assert (DEFAULT_SENSITIVITIES["kneedle"], DEFAULT_SENSITIVITIES["relative"]) == (1.0, 0.5)
+    with pytest.raises(ValueError, match="unknown knee method"):
+        default_sensitivity("elbow")
 
 
 def test_registry_lookup_uses_new_detector(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,7 +214,9 @@ def test_registry_lookup_uses_new_detector(monkeypatch: pytest.MonkeyPatch) -> N
 
 @pytest.mark.parametrize("method", KNEE_METHODS)
 def test_empty_ranking_keeps_nothing(method: str) -> None:
-    assert find_knee([], method=method, min_keep=3) == KneeResult(0, None, method, 1.0)
+    assert find_knee([], method=method, min_keep=3) == KneeResult(
+        0, None, method, DEFAULT_SENSITIVITIES[method]
+    )
 
 
 @pytest.mark.parametrize("method", KNEE_METHODS)
@@ -202,7 +225,7 @@ def test_single_point_is_kept_without_knee(method: str) -> None:
     assert result == KneeResult(keep=1, knee_index=None, method=method, sensitivity=0.5)
 
 
-@pytest.mark.parametrize("method", KNEE_METHODS)
+@pytest.mark.parametrize("method", SHAPE_METHODS)
 def test_flat_and_linear_have_no_knee(method: str) -> None:
     for scores in (CURVES["flat"], CURVES["linear"], CURVES["linear_rrf_scale"]):
         result = find_knee(scores, method=method)
@@ -380,3 +403,44 @@ def test_gap_ties_take_the_first_largest_gap() -> None:
 def test_gap_smooth_rrf_has_no_knee_at_default_sensitivity() -> None:
     assert find_knee(CURVES["rrf_30"], "gap", 1.0).knee_index is None
     assert find_knee(CURVES["rrf_partial_overlap_5_of_30"], "gap", 1.0).knee_index == 4
+
+
+# --- relative ---------------------------------------------------------------------------------------
+
+
+def test_relative_keeps_what_lies_within_s_times_the_tops_lead_over_the_mean() -> None:
+    scores = [1.0, 0.8, 0.5, 0.3, 0.2, 0.2]  # mean 0.5, the top leads it by 0.5
+    for s, floor, knee in ((0.0, 1.0, 0), (0.5, 0.75, 1), (1.0, 0.5, 2), (1.5, 0.25, 3), (2.0, 0.0, 5)):
+        result = find_knee(scores, "relative", s)
+        assert result.knee_index == knee, (s, floor)
+        assert all(x >= floor for x in scores[: knee + 1]) and all(x < floor for x in scores[knee + 1 :])
+    assert find_knee([1.0, 0.0], "relative", 0.5).knee_index == 0  # floor 0.75
+    assert find_knee([1.0, 0.0], "relative", 2.0).knee_index == 1  # floor 0
+
+
+def test_relative_has_no_knee_without_two_items_or_spread_but_a_line_has_a_cut() -> None:
+    for name in ("one_point", "two_points_equal", "flat"):
+        assert find_knee(CURVES[name], "relative", 0.5).knee_index is None, name
+    line = CURVES["linear"]  # 1.0 … 0.0, mean 0.5: at S = 0.5 everything ≥ 0.75 is kept
+    assert find_knee(line, "relative", 0.5).keep == int(np.count_nonzero(line >= 0.75))
+
+
+def test_relative_ignores_the_scale_and_the_level_of_the_scores() -> None:
+    rng = np.random.default_rng(19)
+    for _ in range(200):
+        scores = np.sort(rng.random(int(rng.integers(2, 60))))[::-1]
+        for s in GRIDS["relative"]:
+            knee = find_knee(scores, "relative", s).knee_index
+            assert find_knee(scores * 0.37 + 0.2, "relative", s).knee_index == knee
+            assert find_knee(scores * 25.0 - 3.0, "relative", s).knee_index == knee
+
+
+def test_relative_keeps_more_as_s_rises_and_moves_over_its_slider() -> None:
+    rng = np.random.default_rng(5)
+    distinct = []
+    for _ in range(100):
+        scores = np.sort(0.3 + 0.4 * rng.random(50) ** 3)[::-1]  # a cosine-like head over a long tail
+        keeps = [find_knee(scores, "relative", s).keep for s in GRIDS["relative"]]
+        assert keeps == sorted(keeps)
+        distinct.append(len(set(keeps)))
+    assert np.mean(distinct) >= 5  # the slider's steps move the cut, unlike Kneedle's on such curves

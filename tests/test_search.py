@@ -10,9 +10,10 @@ from conftest import FINANCE
 from drag_core.config import Settings
 from drag_core.engine import Engine
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
-from drag_core.knee import find_knee
+from drag_core.knee import DEFAULT_SENSITIVITIES, find_knee
 from drag_core.search import STRATEGIES, SearchParams
-from drag_core.search.base import suppress
+from drag_core.search.base import Bound, suppress
+from drag_core.search.knee_beam import ARTICLE_KNEE
 
 TOPICS = {
     "apples": "Apples grow in orchards; apple trees flower in spring and apples are picked in autumn. ",
@@ -62,12 +63,18 @@ def test_flat_returns_top_k_leaves_in_fused_order(engine: Engine) -> None:
     assert result.round_trips == 2  # one ranking call + one fetch of the final nodes
 
 
-def test_flat_knee_cuts_the_ranking_where_the_detector_says(engine: Engine) -> None:
-    params = SearchParams(knee_pool=20, sensitivity=1.0, max_keep=None, score_source="rrf")
+@pytest.mark.parametrize("method", ["relative", "kneedle"])
+def test_flat_knee_cuts_the_ranking_where_the_detector_says(engine: Engine, method: str) -> None:
+    params = SearchParams(knee_pool=20, knee_method=method, max_keep=None, score_source="rrf")
     result = engine.search("Ulta Beauty net sales fourth quarter", "flat-knee", params)
     (step,) = result.trace
-    expected = find_knee([c.fused for c in step.candidates], "kneedle", 1.0, 1, None)
+    expected = find_knee([c.fused for c in step.candidates], method, DEFAULT_SENSITIVITIES[method], 1, None)
     assert step.cut == expected.keep and step.knee_index == expected.knee_index
+    assert (step.method, step.sensitivity, step.curve_source) == (
+        method,
+        DEFAULT_SENSITIVITIES[method],
+        "rrf",
+    )
     assert [n.id for n in result.nodes] == [c.id for c in step.candidates[: step.cut]]
     assert step.eliminated == [c.id for c in step.candidates[step.cut :]]
 
@@ -128,7 +135,9 @@ def test_beam_suppression_follows_rank_order(engine: Engine) -> None:
 
 @pytest.mark.parametrize("source", ["rrf", "dense"])
 def test_adaptive_cuts_every_ranking_at_its_knee_before_suppression(engine: Engine, source: str) -> None:
-    params = SearchParams(sensitivity=1.0, max_keep=6, score_source=source, roots=6, doc_breadth=0)
+    params = SearchParams(
+        knee_method="kneedle", sensitivity=1.0, max_keep=6, score_source=source, roots=6, doc_breadth=0
+    )
     result = engine.search("Ulta Beauty comparable sales guidance", "adaptive", params)
     for step in result.trace:
         assert step.cut is not None and 1 <= step.cut <= 6
@@ -210,20 +219,21 @@ KNEE_BEAM_QUERIES = (
 
 
 def test_knee_beam_cuts_the_rrf_curve_at_its_knee_before_suppression(engine: Engine) -> None:
-    params = SearchParams(sensitivity=1.0, max_keep=None, score_source="dense")  # knee-beam reads RRF anyway
     suppressed_inside_cut = 0
     for query in KNEE_BEAM_QUERIES:
-        result = engine.search(query, "knee-beam", params)
+        result = engine.search(query, "knee-beam", SearchParams())
         beam = None
         for step in result.trace:
             assert step.curve == [c.fused for c in step.candidates]
-            expected = find_knee(step.curve, "kneedle", 1.0, 1, None)
+            expected = find_knee(step.curve, "kneedle", 1.0, 1, 5)  # the article's knee, pinned
             assert (step.cut, step.knee_index) == (expected.keep, expected.knee_index)
-            if step.knee_index is not None:
-                assert step.cut == step.knee_index + 1  # the width is the knee
+            assert step.natural == (len(step.curve) if step.knee_index is None else step.knee_index + 1)
+            assert step.cut == min(step.natural, 5)  # the width is the knee, at most 5
+            assert (step.bound, step.bound_value) == (("max_keep", 5) if step.natural > 5 else ("none", None))
             head = step.candidates[: step.cut]
             survivors = suppress(head, None)
             assert step.kept == [c.id for c in survivors], "suppression works on the cut head only"
+            assert step.kept_by == ("suppression" if len(survivors) < len(head) else "")
             assert set(step.kept) | set(step.eliminated) == {c.id for c in step.candidates}
             suppressed_inside_cut += len(head) - len(survivors)
             if beam is not None:  # each generation ranks the previous beam plus its children
@@ -231,6 +241,57 @@ def test_knee_beam_cuts_the_rrf_curve_at_its_knee_before_suppression(engine: Eng
             beam = {i for c in survivors for i in (c.id, *c.child_ids)}
         assert {n.id for n in result.nodes} == set(result.trace[-1].kept)
     assert suppressed_inside_cut > 0, "a cut after suppression would have refilled these places from below"
+
+
+def test_knee_beam_keeps_the_articles_knee_whatever_the_knee_knobs(engine: Engine) -> None:
+    """The library's knee defaults and the app's knee knobs are for adaptive and flat-knee: knee-beam stays
+    the article's method (Kneedle, S = 1, at most 5, RRF), and its trace says so."""
+    query = KNEE_BEAM_QUERIES[0]
+    article = engine.search(
+        query,
+        "knee-beam",
+        SearchParams(knee_method="kneedle", sensitivity=1.0, max_keep=5, score_source="rrf"),
+    )
+    for knobs in (
+        SearchParams(),
+        SearchParams(knee_method="relative", sensitivity=0.05, min_keep=3, max_keep=50, score_source="dense"),
+        SearchParams(knee_method="gap", sensitivity=15.0, max_keep=None),
+    ):
+        result = engine.search(query, "knee-beam", knobs)
+        assert [s.kept for s in result.trace] == [s.kept for s in article.trace]
+        for step in result.trace:
+            assert (step.method, step.sensitivity, step.curve_source) == ("kneedle", 1.0, "rrf")
+            assert (step.least, step.most) == (1, 5)
+    assert ARTICLE_KNEE.max_keep == 5 and "sensitivity" not in STRATEGIES["knee-beam"].params
+
+
+def test_each_knee_step_records_the_curve_the_rule_and_the_bound_that_set_its_cut(engine: Engine) -> None:
+    query = "Ulta Beauty comparable sales guidance"
+    capped = engine.search(query, "adaptive", SearchParams(roots=1, max_keep=2, doc_breadth=0))
+    seeds, pages = capped.trace
+    assert (seeds.curve_source, seeds.method, seeds.sensitivity) == ("dense", "relative", 0.5)
+    assert seeds.natural == find_knee(seeds.curve, "relative", 0.5).keep
+    assert seeds.natural > 1 and (seeds.cut, seeds.bound, seeds.bound_value) == (1, Bound.ROOTS, 1)
+    assert pages.natural > 2 and (pages.cut, pages.bound, pages.bound_value) == (2, "max_keep", 2)
+    raised = engine.search(query, "flat-knee", SearchParams(sensitivity=0.0, min_keep=4))
+    (step,) = raised.trace
+    assert (step.natural, step.cut, step.bound, step.bound_value) == (1, 4, "min_keep", 4)
+    free = engine.search(query, "flat-knee", SearchParams(max_keep=None))
+    assert (free.trace[0].bound, free.trace[0].cut) == ("none", free.trace[0].natural)
+    data = json.loads(json.dumps(capped.to_json()))["trace"][0]
+    for key in (
+        "curve",
+        "curve_source",
+        "method",
+        "sensitivity",
+        "natural",
+        "cut",
+        "bound",
+        "bound_value",
+        "kept",
+    ):
+        assert key in data, key
+    assert data["bound"] == seeds.bound and data["curve_source"] == "dense"
 
 
 @pytest.mark.parametrize("cap", [1, 2])

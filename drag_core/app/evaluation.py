@@ -11,16 +11,18 @@ from drag_core.config import Settings
 from drag_core.evaluation.background import EvalJob, JobStage, Plan, Status, plan
 from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, find_datasets, load_dataset
 from drag_core.evaluation.index import LEDGER, MANIFEST, default_folder
-from drag_core.evaluation.report import headline, query_rows, summary_rows
+from drag_core.evaluation.report import headline, query_rows, summary_rows, sweep_verdicts, verdicts
 from drag_core.evaluation.runner import RunSpec, parse_spec
 from drag_core.ingest.pipeline import ProgressEvent
 from drag_core.ingest.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
+from drag_core.knee import KNEE_METHODS, SENSITIVITIES
 from drag_core.text import counted
 
 __all__ = [
     "PARENT_DENSE_CHOICES",
     "PARENT_SPARSE_CHOICES",
     "SWEEPABLE",
+    "SWEEP_VALUES",
     "EvalJob",
     "JobStage",
     "Plan",
@@ -35,6 +37,9 @@ __all__ = [
     "query_rows",
     "run_specs",
     "summary_rows",
+    "sweep_values",
+    "sweep_verdicts",
+    "verdicts",
 ]
 
 #: The parameters the page offers to sweep.
@@ -48,6 +53,26 @@ SWEEPABLE = (
     "roots",
     "knee_method",
 )
+
+
+#: The values a sweep of a parameter starts from (the sensitivity's: the default detector's slider values).
+SWEEP_VALUES = {
+    "beam_width": "2 3 5 10",
+    "rrf_k": "10 30 60 100",
+    "score_source": "dense rrf",
+    "max_keep": "5 10 20 50",
+    "top_k": "1 2 3 4 5 7 10 15 20",
+    "roots": "1 2 3 5 10",
+    "knee_method": " ".join(KNEE_METHODS),
+}
+
+
+def sweep_values(param: str, settings: Settings) -> str:
+    """The values a sweep of ``param`` starts from; for the sensitivity, the slider's values of the settings'
+    detector, so the sweep draws the knee's whole range against flat's curve."""
+    if param == "sensitivity":
+        return " ".join(f"{s:g}" for s in SENSITIVITIES[settings.search.knee_method])
+    return SWEEP_VALUES.get(param, "")
 
 
 def index_version(dataset: Dataset, policy: VectorPolicy, settings: Settings) -> tuple[float, int]:

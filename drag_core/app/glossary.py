@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from drag_core.app.compare import knob_readers
 
-__all__ = ["KNOBS", "METRICS", "TERMS", "Knob", "knob_help", "knob_label"]
+__all__ = ["KNOBS", "METRICS", "PINNED", "SENSITIVITY_WORDS", "TERMS", "Knob", "knob_help", "knob_label"]
 
 
 @dataclass(frozen=True)
@@ -20,11 +20,13 @@ class Knob:
         label: what it is, with the strategies it is for when that is not every one.
         does: what moving it does, in one sentence.
         param: the ``SearchParams`` field whose readers the help names (the knob's own name when empty).
+        pinned: a knee knob, which ``knee-beam`` (the article's fixed knee) does not follow.
     """
 
     label: str
     does: str
     param: str = ""
+    pinned: bool = False
 
 
 KNOBS: dict[str, Knob] = {
@@ -50,27 +52,42 @@ KNOBS: dict[str, Knob] = {
     ),
     "knee_method": Knob(
         "Knee detector",
-        "How the knee — the point where a ranking's scores stop falling fast — is found: kneedle (Satopää et "
-        "al.'s method), chord (the point farthest below the line from the first score to the last) or gap "
-        "(just before the largest drop); the ranking is cut there.",
+        "How the knee — the point where a ranking's scores stop falling fast — is found: relative (every "
+        "item close enough to the top score), kneedle (Satopää et al.'s method), chord (the point farthest "
+        "below the line from the first score to the last) or gap (just before the largest drop); the ranking "
+        "is cut there.",
+        pinned=True,
     ),
     "sensitivity": Knob(
         "Sensitivity S",
-        "How clear a knee must be before the detector cuts there: for kneedle a higher S waits for a clearer "
-        "knee and usually keeps more; the small line under each knee panel shows how many items every S "
-        "keeps.",
+        "How readily the detector cuts, in its own terms (below); the small line under each knee panel shows "
+        "how many items every S keeps.",
+        pinned=True,
     ),
     "keep_range": Knob(
         "Kept per ranking (min – max)",
-        "The fewest and the most items a knee cut keeps, whatever the knee says.",
-        param="min_keep",
+        "The fewest and the most items a knee cut keeps, whatever the knee says: safety rails, the knee sets "
+        "the usual cut.",
+        param="max_keep",
+        pinned=True,
     ),
     "score_source": Knob(
         "Curve the knee reads",
         "Which scores the knee is looked for on: the dense cosines (how close each result's meaning is to the "
         "question) or the fused RRF scores (which depend only on the ranks).",
+        pinned=True,
     ),
 }
+#: What the sensitivity S means for each detector (docs/knee.md).
+SENSITIVITY_WORDS: dict[str, str] = {
+    "relative": "keeps every item within S × (top − mean) of the top score: higher keeps more, step by step.",
+    "kneedle": "higher waits for a clearer knee (usually keeps more); the values are dense where knees move.",
+    "chord": "the knee is the last point at least S × the largest distance below the chord: lower keeps more.",
+    "gap": "the largest gap counts when it beats a typical gap by S typical gaps: higher finds fewer knees "
+    "(no knee keeps everything up to max-keep).",
+}
+#: Why the knee knobs leave ``knee-beam`` alone.
+PINNED = "knee-beam keeps the article's knee (Kneedle S = 1, at most 5, on the RRF curve): these knobs do not move it."
 
 
 def knob_label(key: str) -> str:
@@ -78,10 +95,18 @@ def knob_label(key: str) -> str:
     return KNOBS[key].label
 
 
-def knob_help(key: str) -> str:
-    """What a knob does and which strategies read it: ``How many … Read by flat, flat-dense.``"""
+def knob_help(key: str, detector: str = "") -> str:
+    """What a knob does and which strategies read it (``How many … Read by flat, flat-dense.``); the
+    sensitivity's says what S means for ``detector``; a knee knob's adds that knee-beam does not follow it."""
     knob = KNOBS[key]
-    return f"{knob.does} {knob_readers(knob.param or key)}"
+    detail = (
+        f" The {detector} detector's S: {SENSITIVITY_WORDS[detector]}"
+        if detector in SENSITIVITY_WORDS
+        else ""
+    )
+    return " ".join(
+        filter(None, (f"{knob.does}{detail}", knob_readers(knob.param or key), PINNED * knob.pinned))
+    )
 
 
 #: The terms the pages show, explained where they are shown.
@@ -115,4 +140,12 @@ METRICS: dict[str, str] = {
     "flat_doc_hit": "The same share for flat top-5, for comparison.",
     "nonrelevant_discarded": "Share of the non-relevant candidates that the knee cuts dropped.",
     "tokens_returned": "About how many tokens the returned pages hold (characters / 4).",
+    "knee_decides": "Share of the run's final cuts that the knee set (the rest: a cap, min-keep, or no knee).",
+    "slider_sizes": "How many different answer sizes the Sensitivity slider's values give, on average per "
+    "question: 1 means the slider changes nothing.",
+    "spearman_pages_relevant": "Spearman's ρ between the pages returned and the relevant pages per question: "
+    "above 0, the run returns more where more is relevant.",
+    "oracle_recall_at_pages": "The recall of an oracle that cuts flat's ranking of each question at its best "
+    "k, with the run's mean pages.",
+    "oracle_share": "Share of the oracle's gain over flat that the run captures at the same mean pages.",
 }

@@ -122,11 +122,16 @@ def _parsed(text: str, bounds: tuple[float, float] | None, choices: Collection[s
     return int(number) if number.is_integer() and isinstance(bounds[0], int) else number
 
 
-def widget_values(view: OpenedView, current: SearchParams, keep_range: str) -> dict[str, Any]:
+def widget_values(
+    view: OpenedView, current: SearchParams, keep_range: str, sensitivity: str = "sensitivity"
+) -> dict[str, Any]:
     """Widget key → value for what ``view`` sets: the question under ``query``, the strategies under
-    ``strategies``, each knob under its field name, and min/max kept as one range under ``keep_range`` (the
-    half the view does not set taken from ``current``)."""
+    ``strategies``, the sensitivity under ``sensitivity`` (the slider of the view's detector), min/max kept as
+    one range under ``keep_range`` (the half the view does not set taken from ``current``), every other knob
+    under its field name."""
     values: dict[str, Any] = {k: v for k, v in view.knobs.items() if k not in ("min_keep", "max_keep")}
+    if "sensitivity" in values:
+        values[sensitivity] = values.pop("sensitivity")
     if "min_keep" in view.knobs or "max_keep" in view.knobs:
         least = view.knobs.get("min_keep", current.min_keep)
         most = view.knobs.get("max_keep", current.max_keep)

@@ -62,10 +62,11 @@ def _optional_int(text: str) -> int | None:
     return None if text.lower() == "none" else int(text)
 
 
-METAVARS = {"float": "X", "int | None": "N|none"}
+METAVARS = {"float": "X", "float | None": "X", "int | None": "N|none"}
 TYPES: dict[str, Any] = {
     "int": int,
     "float": float,
+    "float | None": float,  # sensitivity: not given, the detector's own default
     "str": str,
     "ScoreSource": str,
     "int | None": _optional_int,
@@ -77,8 +78,9 @@ def add_search_knobs(parser: argparse.ArgumentParser) -> None:
     (``Settings.search``: ``SearchParams()`` with the environment's values, see ``SEARCH_ENV``)."""
     knobs = parser.add_argument_group("search knobs (each strategy reads the ones that concern it)")
     words = field_help(SearchParams)
+    defaults = SearchParams()  # the defaults as made (the default detector's own sensitivity)
     for field in fields(SearchParams):
-        shown = field.default if field.default is not MISSING else "none"
+        shown = getattr(defaults, field.name) if field.default is not MISSING else "none"
         where = f"{SEARCH_ENV[field.name]} or {shown}" if field.name in SEARCH_ENV else str(shown).lower()
         knobs.add_argument(
             FLAGS.get(field.name, "--" + field.name.replace("_", "-")),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,15 @@ from drag_core.evaluation.chart import Chart, chart_html, recall_chart, sweep_ch
 from drag_core.evaluation.datasets import Dataset, load_dataset
 from drag_core.evaluation.index import corpus_avg_len, open_index
 from drag_core.evaluation.options import CORPUS
-from drag_core.evaluation.report import comparisons, headline, table, write_csv, write_json
+from drag_core.evaluation.report import (
+    comparisons,
+    headline,
+    sweep_verdicts,
+    table,
+    verdicts,
+    write_csv,
+    write_json,
+)
 from drag_core.evaluation.runner import Report, RunSpec, evaluate, param_value, parse_spec
 from drag_core.evaluation.sweep import run_sweep
 from drag_core.ingest.pipeline import ProgressEvent
@@ -75,9 +83,14 @@ def _open(args: argparse.Namespace, settings: Settings) -> tuple[Dataset, Engine
     return dataset, engine, index
 
 
-def _write(args: argparse.Namespace, report: Report, chart: Callable[[], Chart]) -> None:
+def _write(
+    args: argparse.Namespace, report: Report, chart: Callable[[], Chart], said: Sequence[str] | None = None
+) -> None:
+    """The table, the verdicts (``said``, else one per knee run), the comparisons, and the files asked for."""
     print(headline(report))
     print(table(report, markdown=args.markdown))
+    for line in verdicts(report) if said is None else said:
+        print(line)
     for line in comparisons(report, args.baseline) if args.baseline else []:
         print(line)
     if args.json:
@@ -104,7 +117,7 @@ def eval_command(args: argparse.Namespace, settings: Settings) -> int:
         raise ValueError(f"--baseline {args.baseline!r} is not one of the runs")
     dataset, engine, index = _open(args, settings)
     try:
-        report = evaluate(engine, dataset, specs, _progress, index)
+        report = evaluate(engine, dataset, specs, _progress, index, slider=not args.no_slider)
     finally:
         engine.close()
     _write(args, report, lambda: recall_chart(report))
@@ -118,8 +131,10 @@ def sweep_command(args: argparse.Namespace, settings: Settings) -> int:
     dataset, engine, index = _open(args, settings)
     _sweep_outputs(args, dataset)
     try:
-        result = run_sweep(engine, dataset, specs, args.param, args.values, _progress, index)
+        result = run_sweep(
+            engine, dataset, specs, args.param, args.values, _progress, index, slider=not args.no_slider
+        )
     finally:
         engine.close()
-    _write(args, result.report, lambda: sweep_chart(result))
+    _write(args, result.report, lambda: sweep_chart(result), sweep_verdicts(result))
     return 0

@@ -48,6 +48,11 @@ def add_parsers(sub: Any) -> None:
     common.add_argument("--plot", type=Path, metavar="OUT.html", help="write the recall/pages plot")
     common.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     common.add_argument("--baseline", metavar="RUN", help="compare every run with this one, query by query")
+    common.add_argument(
+        "--no-slider",
+        action="store_true",
+        help="skip the slider diagnostic (each knee run searched again at every Sensitivity value of its detector)",
+    )
     sub.add_parser("eval", parents=[common], help="evaluate strategies on a data set with relevance labels")
     sweep = sub.add_parser("sweep", parents=[common], help="evaluate strategies over values of one parameter")
     sweep.add_argument(

@@ -7,18 +7,23 @@ import json
 from pathlib import Path
 
 from drag_core.evaluation.metrics import paired_difference
-from drag_core.evaluation.runner import BUDGET_METRICS, METRICS, Report, Summary
+from drag_core.evaluation.runner import BUDGET_METRICS, DIAGNOSTIC_METRICS, METRICS, Report, Summary
+from drag_core.evaluation.sweep import Sweep
 
 __all__ = [
     "COLUMNS",
+    "NO_GAIN",
     "FIRST",
     "WITH_INTERVAL",
     "cell",
     "comparisons",
     "headline",
     "query_rows",
+    "rule_words",
     "summary_rows",
+    "sweep_verdicts",
     "table",
+    "verdicts",
     "write_csv",
     "write_json",
 ]
@@ -37,6 +42,9 @@ COLUMNS = (
     ("gain_vs_flat", "gain vs flat@pages", "{:+.3f}"),
     ("doc_hit", "doc hit", "{:.2f}"),
     ("flat_doc_hit", "flat@5 doc hit", "{:.2f}"),
+    ("knee_decides", "knee cut", "{:.0%}"),
+    ("slider_sizes", "slider sizes", "{:.1f}"),
+    ("oracle_share", "oracle share", "{:.0%}"),
 )
 #: What a reader compares first: recall at the run's own budget against flat's (the table's left columns).
 FIRST = ("right_sized_recall", "pages_returned", "gain_vs_flat", "doc_hit", "flat_doc_hit")
@@ -126,13 +134,98 @@ def summary_rows(report: Report) -> list[dict[str, object]]:
     rows = []
     for s in report.summaries:
         row: dict[str, object] = {"strategy": s.spec.label}
-        for metric in dict.fromkeys((*FIRST, *METRICS, *BUDGET_METRICS)):
+        for metric in dict.fromkeys((*FIRST, *METRICS, *BUDGET_METRICS, *DIAGNOSTIC_METRICS)):
             row[metric] = s.means.get(metric)
             bounds = s.intervals.get(metric)
             if metric in WITH_INTERVAL and bounds:
                 row[f"{metric} 95%"] = f"{bounds[0]:.3f}–{bounds[1]:.3f}"
+        row["final cut set by"] = rule_words(s)
+        spread = s.diagnostics.get("pages_distribution")
+        if spread:
+            row["pages min·p10·median·p90·max"] = " · ".join(f"{spread[k]:g}" for k in spread)
         rows.append(row)
     return rows
+
+
+def rule_words(summary: Summary) -> str:
+    """The rules that set a run's final knee cuts, with their shares (``knee 81 %, max_keep 19 %``); empty
+    for a run without knee cuts."""
+    rules = summary.diagnostics.get("cut_rules")
+    if not rules:
+        return ""
+    return ", ".join(f"{name} {share:.0%}" for name, share in rules["final"].items() if share)
+
+
+#: A gain that rounds to +0.000 at three decimals is no gain.
+NO_GAIN = 0.0005
+
+
+def _judged(summary: Summary) -> tuple[float, tuple[float, float], float] | None:
+    """A run's gain over flat, its interval and its mean pages, when all three are known."""
+    gain, pages = summary.means.get("gain_vs_flat"), summary.means.get("pages_returned")
+    bounds = summary.intervals.get("gain_vs_flat")
+    return None if gain is None or bounds is None or pages is None else (gain, bounds, pages)
+
+
+def _at(gain: float, bounds: tuple[float, float], pages: float) -> str:
+    return f"{gain:+.3f} [{bounds[0]:+.3f}, {bounds[1]:+.3f}] at {pages:.1f} pages"
+
+
+def verdicts(report: Report) -> list[str]:
+    """One plain sentence per knee run (a run whose searches cut at a knee): does it beat flat at its own
+    budget on this data set?"""
+    knee_runs = {o.label for o in report.outcomes if o.cut_rules}
+    lines = []
+    for s in report.summaries:
+        judged = _judged(s)
+        if s.spec.label not in knee_runs or judged is None:
+            continue
+        gain, bounds, _ = judged
+        at, name, where = _at(*judged), s.spec.label, report.dataset
+        if max(abs(gain), abs(bounds[0]), abs(bounds[1])) < 1e-12:
+            lines.append(
+                f"{name} does not beat flat on {where}: on every question it recalls what flat recalls at its "
+                f"budget ({at}), so the cut changes nothing here."
+            )
+        elif gain < NO_GAIN:
+            lines.append(f"{name} does not beat flat on {where} at its own budget: {at}.")
+        elif bounds[0] <= 0:
+            lines.append(f"{name} is above flat on {where} at its own budget, but not clearly: {at}.")
+        else:
+            lines.append(f"{name} beats flat on {where} at its own budget: {at}.")
+    return lines
+
+
+def sweep_verdicts(sweep: Sweep) -> list[str]:
+    """One plain sentence per swept knee run: at how many of its settings it is above flat's curve (and how
+    many of those lie between 2 and 15 pages), its best setting, or that it never is."""
+    report = sweep.report
+    knee_runs = {o.label for o in report.outcomes if o.cut_rules}
+    lines = []
+    for base in dict.fromkeys(base for base, _ in sweep.points.values()):
+        points = [
+            (judged, sweep.points[s.spec.label][1])
+            for s in report.summaries
+            if sweep.points[s.spec.label][0] == base and s.spec.label in knee_runs and (judged := _judged(s))
+        ]
+        if not points:
+            continue
+        above = [(j, v) for j, v in points if j[0] >= NO_GAIN]
+        if not above:
+            lines.append(
+                f"{base} does not beat flat on {report.dataset} at any {sweep.param} of the sweep "
+                f"({len(points)} settings): it is on or under flat's curve."
+            )
+            continue
+        (gain, bounds, pages), value = max(above, key=lambda point: point[0][0])
+        middle = sum(2 <= j[2] <= 15 for j, _ in above)
+        clearly = sum(j[1][0] > 0 for j, _ in above)
+        lines.append(
+            f"{base} is above flat's curve on {report.dataset} at {len(above)} of {len(points)} settings of "
+            f"{sweep.param} ({middle} of them between 2 and 15 pages, {clearly} clearly); best "
+            f"{sweep.param}={value}: {_at(gain, bounds, pages)}."
+        )
+    return lines
 
 
 def query_rows(report: Report) -> list[dict[str, object]]:

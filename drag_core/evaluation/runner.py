@@ -3,7 +3,13 @@
 Every query is embedded once and searched by every run (a strategy with its parameters), so the runs see the
 same vectors; ``latency_ms`` is the search itself (Qdrant calls and strategy logic), without that embedding.
 Each query is also ranked once by flat hybrid search ``FLAT_DEPTH`` deep, so every run is judged against flat
-at its own page budget (``gain_vs_flat``, see ``budget``).
+at its own page budget (``gain_vs_flat``, see ``budget``) and against an oracle cut of that ranking
+(``oracle_share``, see ``diagnostics``).
+
+Knee diagnostics (``diagnostics``): every knee cut's rule is read from the trace; for a run whose strategy
+reads ``sensitivity``, each query is searched again at every value the app's Sensitivity slider offers for the
+run's detector (``slider``: on by default) — with the same query vectors, and once per distinct search: a run
+of the evaluation that is one of those values (a sweep of the sensitivity) is not searched again.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from drag_core.engine import Engine
+from drag_core.evaluation import diagnostics
 from drag_core.evaluation.budget import FLAT_DEPTH, FlatCurve, doc_hit, judge
 from drag_core.evaluation.datasets import Dataset, Query, Unit
 from drag_core.evaluation.metrics import (
@@ -24,6 +31,7 @@ from drag_core.evaluation.metrics import (
     recall_at_k,
     right_sized_recall,
 )
+from drag_core.knee import SENSITIVITIES
 from drag_core.search import SearchParams, SearchResult
 from drag_core.search import strategy as strategy_named
 from drag_core.text import approx_tokens
@@ -31,6 +39,7 @@ from drag_core.types import Node
 
 __all__ = [
     "BUDGET_METRICS",
+    "DIAGNOSTIC_METRICS",
     "METRICS",
     "Outcome",
     "PageSizes",
@@ -42,7 +51,9 @@ __all__ = [
     "measure",
     "param_value",
     "parse_spec",
+    "knee_diagnostics",
     "ranked_units",
+    "slider_pages",
     "summarise",
 ]
 
@@ -61,7 +72,19 @@ METRICS = (
 )
 #: Judged against flat at the run's own mean pages (``budget.judge``), not per query.
 BUDGET_METRICS = ("gain_vs_flat", "flat_recall_at_pages", "flat_doc_hit")
+#: One number per run from the knee diagnostics (None where they do not apply): the share of final cuts the
+#: knee rule set, the mean distinct answer sizes over the slider, Spearman's ρ between pages returned and
+#: relevant pages, the oracle's recall at the run's mean pages and the share of its gap over flat captured.
+DIAGNOSTIC_METRICS = (
+    "knee_decides",
+    "slider_sizes",
+    "spearman_pages_relevant",
+    "oracle_recall_at_pages",
+    "oracle_share",
+)
 Progress = Callable[[int, int, str], None]
+#: Answer sizes per search, remembered for one query: (strategy, parameters) → pages returned.
+Sizes = dict[tuple[str, SearchParams], int]
 
 
 @dataclass(frozen=True)
@@ -92,7 +115,8 @@ def parse_spec(text: str, base: SearchParams) -> RunSpec:
 
 def param_value(name: str, value: str) -> Any:
     """A ``SearchParams`` field value from text, typed like the field's default (``none`` for no value)."""
-    defaults = {f.name: f.default for f in fields(SearchParams)}
+    made = SearchParams()  # the defaults as made: the default detector's own sensitivity is a float
+    defaults = {f.name: getattr(made, f.name) for f in fields(SearchParams)}
     if name not in defaults:
         raise ValueError(f"unknown search parameter {name!r}; choose from {', '.join(defaults)}")
     if value.lower() == "none":
@@ -110,12 +134,19 @@ class Outcome:
         label: the run.
         values: metric name → value (None where undefined, e.g. ``nonrelevant_discarded`` without a knee).
         units: the distinct units returned, best first.
+        relevant: how many units the query's qrels hold.
+        cut_rules: the rule that set each knee cut of the search, in trace order (``diagnostics.cut_rule``).
+        slider_pages: pages returned at each value of the Sensitivity slider for the run's detector (empty
+            when the strategy does not read the sensitivity or the slider was not measured).
     """
 
     query_id: str
     label: str
     values: dict[str, float | None]
     units: list[Unit]
+    relevant: int = 0
+    cut_rules: list[str] = field(default_factory=list)
+    slider_pages: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -124,13 +155,18 @@ class Summary:
 
     Attributes:
         spec: the run.
-        means: metric → mean over the queries where it is defined.
+        means: metric → mean over the queries where it is defined (and the ``DIAGNOSTIC_METRICS``).
         intervals: metric → bootstrap 95 % interval of that mean.
+        diagnostics: the knee diagnostics that are not one number: ``cut_rules`` (``final`` and ``all`` cuts →
+            share per rule; None without knee cuts), ``pages_distribution`` (min, p10, median, p90, max) and
+            ``slider_response`` (``diagnostics.slider_response`` with the detector, its values and the mean
+            pages at each; None when not measured or not read).
     """
 
     spec: RunSpec
     means: dict[str, float | None]
     intervals: dict[str, tuple[float, float] | None]
+    diagnostics: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -155,7 +191,7 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         """``dataset``, ``n_queries``, ``flat_curve``, per run its metrics (``recall@5``, ``gain_vs_flat``,
-        ``doc_hit`` …) with ``ci95``, and per-query rows."""
+        ``doc_hit``, the diagnostics …) with ``ci95``, and per-query rows."""
         strategies = {}
         for s in self.summaries:
             intervals = {k: list(v) if v else None for k, v in s.intervals.items()}
@@ -163,6 +199,7 @@ class Report:
                 "strategy": s.spec.strategy,
                 "params": {f.name: getattr(s.spec.params, f.name) for f in fields(SearchParams)},
                 **s.means,
+                **s.diagnostics,
                 "ci95": intervals,
             }
         return {
@@ -172,7 +209,15 @@ class Report:
             "flat_curve": self.flat.to_json(),
             "strategies": strategies,
             "queries": [
-                {"query_id": o.query_id, "strategy": o.label, **o.values, "units": [list(u) for u in o.units]}
+                {
+                    "query_id": o.query_id,
+                    "strategy": o.label,
+                    **o.values,
+                    "units": [list(u) for u in o.units],
+                    "relevant": o.relevant,
+                    "cut_rules": o.cut_rules,
+                    "slider_pages": o.slider_pages,
+                }
                 for o in self.outcomes
             ],
         }
@@ -241,8 +286,10 @@ def evaluate(
     specs: Sequence[RunSpec],
     progress: Progress | None = None,
     index: dict[str, Any] | None = None,
+    slider: bool = True,
 ) -> Report:
-    """Search every query with every run and summarise each run with means and bootstrap intervals."""
+    """Search every query with every run and summarise each run with means, bootstrap intervals and the knee
+    diagnostics (``slider``: also the answer sizes over the Sensitivity slider's values)."""
     sizes = PageSizes(engine)
     outcomes: list[Outcome] = []
     flat = FlatCurve()
@@ -252,10 +299,19 @@ def evaluate(
         flat.add(
             query.id, ranked_units(dataset, ranking.nodes), dataset.qrels[query.id], dataset.own_files(query)
         )
+        answers: Sizes = {}
+        mine: list[Outcome] = []
         for spec in specs:
             result = engine.search(query.text, spec.strategy, spec.params, vectors=vectors)
             values = measure(dataset, query, result, sizes.tokens(result.nodes))
-            outcomes.append(Outcome(query.id, spec.label, values, ranked_units(dataset, result.nodes)))
+            units = ranked_units(dataset, result.nodes)
+            answers[(spec.strategy, spec.params)] = len(units)
+            rules = [diagnostics.cut_rule(step) for step in result.trace if step.bound is not None]
+            mine.append(Outcome(query.id, spec.label, values, units, len(dataset.qrels[query.id]), rules))
+        if slider:
+            for outcome, spec in zip(mine, specs, strict=True):
+                outcome.slider_pages = slider_pages(engine, dataset, query, spec, vectors, answers)
+        outcomes += mine
         if progress:
             progress(done + 1, len(dataset.queries), query.id)
     return Report(
@@ -268,13 +324,33 @@ def evaluate(
     )
 
 
+def slider_pages(
+    engine: Engine, dataset: Dataset, query: Query, spec: RunSpec, vectors: Any, answers: Sizes
+) -> list[int]:
+    """Pages returned at every value of the Sensitivity slider for the run's detector (empty when the
+    strategy does not read the sensitivity). ``answers`` remembers this query's searches: each distinct
+    search runs once."""
+    if "sensitivity" not in strategy_named(spec.strategy).params:
+        return []
+    out = []
+    for value in SENSITIVITIES[spec.params.knee_method]:
+        key = (spec.strategy, spec.params.with_(sensitivity=value))
+        if key not in answers:
+            result = engine.search(query.text, spec.strategy, key[1], vectors=vectors)
+            answers[key] = len(ranked_units(dataset, result.nodes))
+        out.append(answers[key])
+    return out
+
+
 def summarise(spec: RunSpec, outcomes: Sequence[Outcome], flat: FlatCurve | None = None) -> Summary:
-    """Means and 95 % bootstrap intervals of one run's per-query values, and (given flat's curve) the
-    run against flat at its own mean pages."""
+    """Means and 95 % bootstrap intervals of one run's per-query values, the knee diagnostics, and (given
+    flat's curve) the run against flat and the oracle at its own mean pages."""
     mine = [o for o in outcomes if o.label == spec.label]
     columns = {name: [o.values.get(name) for o in mine] for name in METRICS}
     means = {name: mean(values) for name, values in columns.items()}
     intervals = {name: bootstrap_interval(values) for name, values in columns.items()}
+    found = knee_diagnostics(spec, mine)
+    means |= found.pop("means")
     if flat is not None:
         recalls = {o.query_id: o.values.get("right_sized_recall") for o in mine}
         verdict = judge(recalls, means["pages_returned"], flat)
@@ -284,4 +360,47 @@ def summarise(spec: RunSpec, outcomes: Sequence[Outcome], flat: FlatCurve | None
             "flat_doc_hit": verdict.flat_doc_hit,
         }
         intervals |= {"gain_vs_flat": verdict.interval, "flat_recall_at_pages": None, "flat_doc_hit": None}
-    return Summary(spec, means, intervals)
+        if verdict.flat_recall is not None and means["right_sized_recall"] is not None:
+            curves = {q: flat.recall[q] for q in recalls if q in flat.recall}
+            oracle = diagnostics.oracle_recall(curves, float(means["pages_returned"] or 0.0))
+            means["oracle_recall_at_pages"] = oracle
+            means["oracle_share"] = diagnostics.oracle_share(
+                float(means["right_sized_recall"]), verdict.flat_recall, oracle
+            )
+    return Summary(spec, means, intervals, found)
+
+
+def knee_diagnostics(spec: RunSpec, mine: Sequence[Outcome]) -> dict[str, Any]:
+    """The diagnostics of one run's outcomes: ``means`` (the ``DIAGNOSTIC_METRICS`` that need no flat curve,
+    the oracle's left None), ``cut_rules``, ``pages_distribution`` and ``slider_response``."""
+    pages = [float(o.values.get("pages_returned") or 0.0) for o in mine]
+    cut = [o for o in mine if o.cut_rules]
+    rules = None
+    if cut:
+        rules = {
+            "final": diagnostics.rule_shares([o.cut_rules[-1] for o in cut]),
+            "all": diagnostics.rule_shares([r for o in cut for r in o.cut_rules]),
+        }
+    measured = [o.slider_pages for o in mine if o.slider_pages]
+    response = None
+    if measured:
+        grid = SENSITIVITIES[spec.params.knee_method]
+        response = {
+            "method": spec.params.knee_method,
+            "sensitivities": list(grid),
+            "mean_pages": [float(sum(col) / len(col)) for col in zip(*measured, strict=True)],
+            **diagnostics.slider_response(measured),
+        }
+    means: dict[str, float | None] = {
+        "knee_decides": None if rules is None else rules["final"][diagnostics.KNEE],
+        "slider_sizes": None if response is None else response["distinct"],
+        "spearman_pages_relevant": diagnostics.spearman(pages, [float(o.relevant) for o in mine]),
+        "oracle_recall_at_pages": None,
+        "oracle_share": None,
+    }
+    return {
+        "means": means,
+        "cut_rules": rules,
+        "pages_distribution": diagnostics.distribution(pages) if pages else None,
+        "slider_response": response,
+    }

@@ -52,8 +52,10 @@ def run_sweep(
     values: Sequence[str],
     progress: Progress | None = None,
     index: dict[str, Any] | None = None,
+    slider: bool = True,
 ) -> Sweep:
-    """Evaluate each run at each value of ``param``."""
+    """Evaluate each run at each value of ``param`` (``slider``: with the answer sizes over the Sensitivity
+    slider, measured once per query for a sweep of the sensitivity itself)."""
     planned = sweep_specs(specs, param, values)
-    report = evaluate(engine, dataset, [spec for spec, _, _ in planned], progress, index)
+    report = evaluate(engine, dataset, [spec for spec, _, _ in planned], progress, index, slider)
     return Sweep(param, report, {spec.label: (base, value) for spec, base, value in planned})

@@ -8,41 +8,59 @@ Methods (see ``docs/knee.md``):
     ``kneedle``: Satopää et al. 2011, offline; agrees with ``kneed.KneeLocator`` (convex, decreasing).
     ``chord``: point farthest below the line joining the first and last points.
     ``gap``: item just before the largest drop between consecutive scores.
+    ``relative``: last item within ``S`` times the top's lead over the mean below the top (the default of
+    ``SearchParams``: its slider moves the cut step by step).
 
 Adding a detector:
     1. Create ``drag_core/knee/<name>.py`` exposing ``detect(scores: np.ndarray, sensitivity: float) ->
-       int | None``. It receives a validated, non-increasing float array with at least one element and
-       returns the 0-based index of the knee in it, or ``None`` when there is no knee. Document what the
-       sensitivity means and which direction keeps more items.
-    2. Add one line ``"<name>": <name>.detect,`` to ``DETECTORS`` below. ``KNEE_METHODS`` follows from it.
+       int | None``, ``DEFAULT_SENSITIVITY`` and ``SENSITIVITIES`` (the values the app's slider offers, in
+       ascending order, the default among them). ``detect`` receives a validated, non-increasing float array
+       with at least one element and returns the 0-based index of the knee in it, or ``None`` when there is
+       no knee. Document what the sensitivity means and which direction keeps more items.
+    2. Add one line ``"<name>": <name>,`` to ``MODULES`` below. Everything else follows from it.
 
 Attributes:
-    DETECTORS: registry mapping a method name to its ``detect`` function.
-    KNEE_METHODS: the registered method names, in registry order (``("kneedle", "chord", "gap")``).
+    MODULES: registry mapping a method name to its module.
+    DETECTORS: method name → its ``detect`` function.
+    KNEE_METHODS: the registered method names, in registry order (``("kneedle", "chord", "gap", "relative")``).
+    DEFAULT_SENSITIVITIES: method name → its default sensitivity (the one place defaults come from).
+    SENSITIVITIES: method name → the sensitivities the slider offers for it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import ModuleType
 
 import numpy as np
 
-from drag_core.knee import chord, gap, kneedle
+from drag_core.knee import chord, gap, kneedle, relative
 from drag_core.knee.base import Detector, KneeResult, check_limits, check_sensitivity, cut, prepare_scores
 
-DETECTORS: dict[str, Detector] = {
-    "kneedle": kneedle.detect,
-    "chord": chord.detect,
-    "gap": gap.detect,
+MODULES: dict[str, ModuleType] = {
+    "kneedle": kneedle,
+    "chord": chord,
+    "gap": gap,
+    "relative": relative,
 }
 
+DETECTORS: dict[str, Detector] = {name: module.detect for name, module in MODULES.items()}
 KNEE_METHODS: tuple[str, ...] = tuple(DETECTORS)
+DEFAULT_SENSITIVITIES: dict[str, float] = {name: m.DEFAULT_SENSITIVITY for name, m in MODULES.items()}
+SENSITIVITIES: dict[str, tuple[float, ...]] = {name: m.SENSITIVITIES for name, m in MODULES.items()}
+
+
+def default_sensitivity(method: str) -> float:
+    """The default sensitivity of a registered method; ``ValueError`` naming the choices for another."""
+    if method not in DEFAULT_SENSITIVITIES:
+        raise ValueError(f"unknown knee method {method!r}; expected one of {KNEE_METHODS}")
+    return DEFAULT_SENSITIVITIES[method]
 
 
 def find_knee(
     scores: Sequence[float] | np.ndarray,
     method: str = "kneedle",
-    sensitivity: float = 1.0,
+    sensitivity: float | None = None,
     min_keep: int = 1,
     max_keep: int | None = None,
 ) -> KneeResult:
@@ -51,7 +69,7 @@ def find_knee(
     Args:
         scores: scores sorted descending (best first); tiny float-noise increases are tolerated.
         method: one of ``KNEE_METHODS``.
-        sensitivity: detector-specific ``S >= 0`` (see the detector's module).
+        sensitivity: detector-specific ``S >= 0`` (see the detector's module); None: the method's default.
         min_keep: keep at least this many items (when the ranking has that many).
         max_keep: keep at most this many items; ``None`` for no limit.
 
@@ -67,6 +85,8 @@ def find_knee(
     if detector is None:
         raise ValueError(f"unknown knee method {method!r}; expected one of {KNEE_METHODS}")
     check_limits(min_keep, max_keep)
+    if sensitivity is None:
+        sensitivity = DEFAULT_SENSITIVITIES.get(method, kneedle.DEFAULT_SENSITIVITY)
     check_sensitivity(sensitivity)
     array = prepare_scores(scores)
     knee_index = detector(array, float(sensitivity)) if array.size else None
@@ -78,4 +98,13 @@ def find_knee(
     )
 
 
-__all__ = ["DETECTORS", "KNEE_METHODS", "KneeResult", "find_knee"]
+__all__ = [
+    "DEFAULT_SENSITIVITIES",
+    "DETECTORS",
+    "KNEE_METHODS",
+    "MODULES",
+    "SENSITIVITIES",
+    "KneeResult",
+    "default_sensitivity",
+    "find_knee",
+]

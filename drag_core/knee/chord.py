@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ON_CHORD", "detect", "distances_below_chord"]
+__all__ = ["DEFAULT_SENSITIVITY", "ON_CHORD", "SENSITIVITIES", "detect", "distances_below_chord"]
+
+#: The slider's values: the whole useful range (``S > 1`` is treated as 1); a larger ``S`` keeps fewer.
+SENSITIVITIES: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+#: The farthest point itself.
+DEFAULT_SENSITIVITY = 1.0
 
 #: Distances (in normalised units) at or below this are treated as "on the chord" (float noise of a line).
 ON_CHORD = 1e-9

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["TOLERANCE", "detect"]
+__all__ = ["DEFAULT_SENSITIVITY", "SENSITIVITIES", "TOLERANCE", "detect"]
+
+#: The slider's values. ``S`` only decides whether the largest gap counts, never where it is, so a gap cut
+#: takes at most two sizes over any grid (the knee, or everything).
+SENSITIVITIES: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 7.0, 10.0, 15.0)
+#: The cliff must be at least twice a typical gap.
+DEFAULT_SENSITIVITY = 1.0
 
 #: Relative tolerance (times the score range) below which a gap's excess is float noise.
 TOLERANCE = 1e-9

@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["detect", "difference_curve", "local_maxima"]
+__all__ = ["DEFAULT_SENSITIVITY", "SENSITIVITIES", "detect", "difference_curve", "local_maxima"]
+
+#: The slider's values: dense where Kneedle's knees move on typical curves (docs/knee.md, "The Sensitivity
+#: slider").
+SENSITIVITIES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0)
+#: The paper's default.
+DEFAULT_SENSITIVITY = 1.0
 
 
 def difference_curve(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

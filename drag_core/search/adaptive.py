@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from drag_core.search.base import FUSION_DEPTH, KNEE_PARAMS, SearchContext, Step, StepKind
+from drag_core.search.base import FUSION_DEPTH, KNEE_PARAMS, Bound, SearchContext, Step, StepKind
 from drag_core.store import Candidate, Scope, ScopeKind
 
 __all__ = ["Adaptive", "keep_documents", "merge_spans"]
@@ -40,7 +40,7 @@ class Adaptive:
         (seeds,) = ctx.rank(
             [Scope(kind=ScopeKind.LEAVES, limit=FUSION_DEPTH)], StepKind.SEEDS, ["seed pages (all documents)"]
         )
-        kept = ctx.knee_cut(seeds, cap=p.roots)
+        kept = ctx.knee_cut(seeds, cap=p.roots, cap_name=Bound.ROOTS)
         docs = tuple(dict.fromkeys(c.doc_id for c in kept))
         files = ", ".join(dict.fromkeys(c.file_name for c in kept))
         scope = Scope(
@@ -53,6 +53,7 @@ class Adaptive:
             final, spans = merge_spans(ctx, final, p.span_merge)
             if spans is not None:
                 pages.keep([c for c in final if c.id in set(pages.kept)])
+                pages.kept_by = "span merge"
                 steps.append(spans)
         if p.doc_breadth:
             final, breadth = keep_documents(seeds, final, p.doc_breadth)

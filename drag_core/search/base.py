@@ -20,6 +20,8 @@ __all__ = [
     "FUSION_DEPTH",
     "KNEE_PARAMS",
     "ROOT_POOL",
+    "Bound",
+    "KneeRule",
     "SearchContext",
     "SearchResult",
     "Step",
@@ -34,6 +36,46 @@ ROOT_POOL = 100
 #: Each vector's list is read this deep (at least as deep as the result) before RRF fuses the lists, so a
 #: top-5 ranking is the head of the same fused ranking a top-50 one is.
 FUSION_DEPTH = 50
+
+
+class Bound(StrEnum):
+    """Which bound, if any, set a knee cut instead of the detector (a strategy's own cap is named by the
+    ``SearchParams`` field it comes from, e.g. ``roots``)."""
+
+    NONE = "none"  # the detector's count stood
+    MIN_KEEP = "min_keep"  # raised to the fewest items a cut keeps
+    MAX_KEEP = "max_keep"  # lowered to the most items a cut keeps
+    ROOTS = "roots"  # lowered to ``adaptive``'s most seed pages
+
+
+@dataclass(frozen=True)
+class KneeRule:
+    """How a knee cut reads and bounds a ranking.
+
+    Attributes:
+        method: the detector (a key of ``drag_core.knee.DETECTORS``).
+        sensitivity: its sensitivity S.
+        source: the curve it reads (``dense``: the sorted cosines; ``rrf``: the fused scores).
+        min_keep: fewest items kept.
+        max_keep: most items kept (None: no cap).
+    """
+
+    method: str
+    sensitivity: float
+    source: ScoreSource
+    min_keep: int
+    max_keep: int | None
+
+    @classmethod
+    def of(cls, params: SearchParams) -> KneeRule:
+        """The rule the knee knobs of ``params`` set."""
+        return cls(
+            params.knee_method,
+            float(params.sensitivity),
+            params.score_source,
+            params.min_keep,
+            params.max_keep,
+        )
 
 
 class StepKind(StrEnum):
@@ -58,11 +100,20 @@ class Step:
         name: what was compared, for people (``roots``, ``generation 2``, ``parent 123``, ``leaves``).
         candidates: the fused ranking, best first (dense rank, sparse rank, fused score, cosine).
         curve: the scores the knee read (empty when no knee was used).
+        curve_source: which curve that is, as read (``dense``: sorted cosines; ``rrf``: fused scores; None:
+            no knee used).
+        method, sensitivity: the detector and the sensitivity the cut used (None: no knee used).
         knee_index: 0-based index of the knee in ``curve`` (None: no knee found or none used).
-        cut: how many candidates the knee cut kept (None: no cut).
+        natural: how many items the detector alone keeps (``knee_index + 1``, every item without a knee;
+            None: no knee used).
+        cut: how many candidates the knee cut kept, after clamping (None: no cut).
         least, most: the bounds the cut was clamped to (``min_keep``; the smaller of ``max_keep`` and the
-            strategy's cap, None: no cap), so a reader can tell a knee's cut from a cap's.
-        kept: ids the strategy kept from this ranking.
+            strategy's cap, None: no cap).
+        bound: which bound set the cut instead of the detector (``Bound`` or a strategy cap's field name;
+            ``none``: the detector's count stood; None: no knee used), and ``bound_value`` its value.
+        kept: ids the strategy kept from this ranking (after the cut, its own rules: ``kept_by``).
+        kept_by: the strategy's rule that kept fewer than the cut, when one applies (``suppression``:
+            parent/child, in ``knee-beam``; ``span merge``); empty when ``kept`` is the cut.
         eliminated: ids it dropped, by the cut or by parent/child suppression.
         ms: milliseconds of this step (a generation's Qdrant call is shared by its steps).
         call: which Qdrant call of the search ranked it (steps of one generation share a call).
@@ -73,11 +124,18 @@ class Step:
     name: str
     candidates: list[Candidate]
     curve: list[float] = field(default_factory=list)
+    curve_source: str | None = None
+    method: str | None = None
+    sensitivity: float | None = None
     knee_index: int | None = None
+    natural: int | None = None
     cut: int | None = None
     least: int = 0
     most: int | None = None
+    bound: str | None = None
+    bound_value: int | None = None
     kept: list[int] = field(default_factory=list)
+    kept_by: str = ""
     eliminated: list[int] = field(default_factory=list)
     ms: float = 0.0
     call: int = 0
@@ -195,24 +253,43 @@ class SearchContext:
         ]
 
     def knee_cut(
-        self, step: Step, cap: int | None = None, source: ScoreSource | None = None
+        self, step: Step, rule: KneeRule | None = None, cap: int | None = None, cap_name: str = "cap"
     ) -> list[Candidate]:
-        """Cut a step's ranking at the knee of its score curve (``source``, by default ``score_source``: fused
-        RRF or dense cosine), keeping at most ``max_keep`` (and ``cap``) items; records the cut and what it
-        kept."""
-        p = self.params
-        if (source or p.score_source) is ScoreSource.DENSE:
+        """Cut a step's ranking at the knee of its score curve with ``rule`` (by default the knee knobs of
+        the parameters), keeping at most ``max_keep`` and ``cap`` (a strategy's own bound, named ``cap_name``
+        in the trace) items; records on the step the curve as read, the rule, the detector's own count, the
+        cut, the bound that set it, and what it kept."""
+        rule = rule or KneeRule.of(self.params)
+        if rule.source is ScoreSource.DENSE:
             self.add_cosines(step)
             curve = sorted((c.dense_score or 0.0 for c in step.candidates), reverse=True)
         else:
             curve = [c.fused for c in step.candidates]
-        limits = [x for x in (p.max_keep, cap) if x is not None]
-        most = min(limits) if limits else None
-        least = min(p.min_keep, len(curve), *limits)
-        result = find_knee(curve, p.knee_method, p.sensitivity, least, most)
-        step.curve, step.knee_index, step.cut = curve, result.knee_index, result.keep
+        uppers = [
+            (name, x) for name, x in ((cap_name, cap), (Bound.MAX_KEEP, rule.max_keep)) if x is not None
+        ]
+        most = min((x for _, x in uppers), default=None)
+        least = min(rule.min_keep, len(curve), *(x for _, x in uppers))
+        result = find_knee(curve, rule.method, rule.sensitivity, least, most)
+        natural = len(curve) if result.knee_index is None else result.knee_index + 1
+        step.curve, step.curve_source = curve, rule.source.value
+        step.method, step.sensitivity = rule.method, rule.sensitivity
+        step.knee_index, step.natural, step.cut = result.knee_index, natural, result.keep
         step.least, step.most = least, most
+        step.bound, step.bound_value = _binding(natural, result.keep, least, uppers)
         return step.keep(step.candidates[: result.keep])
+
+
+def _binding(natural: int, cut: int, least: int, uppers: Sequence[tuple[str, int]]) -> tuple[str, int | None]:
+    """Which bound made ``cut`` differ from the detector's ``natural`` count, and its value: an upper bound
+    that lowered it (the strategy's cap before ``max_keep`` when both equal the cut), ``min_keep`` that raised
+    it, or none."""
+    if cut < natural:
+        name = next(name for name, value in uppers if value == cut)
+        return str(name), cut
+    if cut > natural:
+        return Bound.MIN_KEEP.value, least
+    return Bound.NONE.value, None
 
 
 class Strategy(Protocol):

@@ -2,8 +2,10 @@
 and how the cut moves with the sensitivity. No drawing here (the app draws it: ``drag_core.app.figures``).
 
 A knee cut keeps ``knee + 1`` items (or every item when no knee is found), raised to ``min_keep`` and lowered
-to a cap: ``max_keep`` or the strategy's own (``adaptive`` keeps at most ``roots`` seed pages). :func:`explain`
-says which of these set the cut, so a view never calls a cap's cut the knee's.
+to a cap: ``max_keep`` or the strategy's own (``adaptive`` keeps at most ``roots`` seed pages); then the
+strategy's own rules may keep fewer (``knee-beam``'s parent/child suppression). The code that cut wrote all of
+it on the step (``SearchContext.knee_cut``: the curve and its source, the rule, the detector's own count, the
+bound that set the cut), so :func:`explain` only reads it and never guesses.
 """
 
 from __future__ import annotations
@@ -11,14 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from drag_core.knee import find_knee
-from drag_core.params import ScoreSource, SearchParams
-from drag_core.search.base import SearchResult, Step, StepKind
+from drag_core.knee import SENSITIVITIES, find_knee
+from drag_core.params import ScoreSource
+from drag_core.search.base import Bound, SearchResult, Step, StepKind
 from drag_core.text import counted, page_span
 
 __all__ = [
+    "CURVE_NAMES",
     "NAMED_DOCUMENTS",
-    "SENSITIVITIES",
     "WHOLE_INDEX",
     "CutReason",
     "CutRule",
@@ -26,14 +28,15 @@ __all__ = [
     "explain",
     "fates",
     "kept_by_sensitivity",
-    "reads_cosine",
+    "knee_words",
     "step_rows",
     "step_title",
 ]
 
-#: The sensitivities the slider offers: dense where Kneedle's knees move on typical curves (docs/knee.md,
-#: "The Sensitivity slider").
-SENSITIVITIES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0)
+#: How each curve a knee reads is named for people.
+CURVE_NAMES = {ScoreSource.DENSE.value: "cosine", ScoreSource.RRF.value: "RRF"}
+#: How each bound is named for people (a strategy cap: its field name, ``_`` as a space).
+BOUND_WORDS = {Bound.MAX_KEEP.value: "max-keep", Bound.MIN_KEEP.value: "min-keep"}
 
 
 class CutRule(StrEnum):
@@ -66,13 +69,16 @@ class CutReason:
         knee_rank: 1-based rank of the knee, None when none was found or used.
         kept: how many leading items the cut kept (None: no cut).
         natural: how many the knee alone would keep (every item without a knee).
-        text: the reason in words, e.g. ``knee at 38, capped at 3 by roots → kept 3``.
+        survivors: how many the strategy kept in the end (fewer than ``kept`` after its own rules).
+        text: the reason in words, e.g. ``knee at 7 → capped at 5 by max-keep → 3 kept after parent/child
+            suppression``.
     """
 
     rule: CutRule
     knee_rank: int | None
     kept: int | None
     natural: int | None
+    survivors: int
     text: str
 
     @property
@@ -80,39 +86,41 @@ class CutReason:
         return self.rule in (CutRule.MAX_KEEP, CutRule.CAP)
 
 
-def _cap_name(most: int, params: SearchParams) -> str:
-    if most == params.max_keep:
-        return "max-keep"
-    for name in ("roots", "beam_width"):
-        if most == getattr(params, name):
-            return name.replace("_", " ")
-    return "the strategy's cap"
+def _rule(step: Step) -> CutRule:
+    if step.bound == Bound.MIN_KEEP:
+        return CutRule.MIN_KEEP
+    if step.bound == Bound.MAX_KEEP:
+        return CutRule.MAX_KEEP
+    if step.bound not in (None, Bound.NONE):
+        return CutRule.CAP
+    return CutRule.NO_KNEE if step.knee_index is None else CutRule.KNEE
 
 
-def explain(step: Step, params: SearchParams) -> CutReason:
-    """Which rule set the step's cut: the knee, a cap, min-keep, or no knee at all."""
-    n = len(step.curve)
+def explain(step: Step) -> CutReason:
+    """Which rule set the step's cut — the knee, a cap, min-keep, or no knee at all — and how many the
+    strategy kept after it, as recorded on the step."""
+    survivors = len(step.kept)
     if step.cut is None:
         if step.kind is StepKind.BREADTH:
-            added = len(step.kept)
-            return CutReason(
-                CutRule.NONE, None, None, None, f"no knee cut → added {counted(added, 'document')}"
-            )
-        return CutReason(CutRule.NONE, None, None, None, "no knee cut")
+            text = f"no knee cut → added {counted(survivors, 'document')}"
+            return CutReason(CutRule.NONE, None, None, None, survivors, text)
+        return CutReason(CutRule.NONE, None, None, None, survivors, "no knee cut")
+    rule = _rule(step)
     knee = None if step.knee_index is None else step.knee_index + 1
-    natural = n if knee is None else knee
-    found = "no knee found" if knee is None else f"knee at {knee}"
-    if step.cut < natural:
-        name = _cap_name(step.cut, params)
-        rule = CutRule.MAX_KEEP if name == "max-keep" else CutRule.CAP
-        text = f"{found}, capped at {step.cut} by {name} → kept {step.cut}"
-        return CutReason(rule, knee, step.cut, natural, text)
-    if step.cut > natural:
-        text = f"{found}, raised to min-keep {step.cut}"
-        return CutReason(CutRule.MIN_KEEP, knee, step.cut, natural, text)
-    if knee is None:
-        return CutReason(CutRule.NO_KNEE, None, step.cut, natural, f"no knee found → kept all {step.cut}")
-    return CutReason(CutRule.KNEE, knee, step.cut, natural, f"knee at {knee} → kept {step.cut}")
+    natural = len(step.curve) if step.natural is None else step.natural
+    parts = ["no knee found" if knee is None else f"knee at {knee}"]
+    bound = BOUND_WORDS.get(step.bound or "", (step.bound or "").replace("_", " "))
+    if rule in (CutRule.MAX_KEEP, CutRule.CAP):
+        parts.append(f"capped at {step.cut} by {bound}")
+    elif rule is CutRule.MIN_KEEP:
+        parts.append(f"raised to {step.cut} by {bound}")
+    if survivors < step.cut:
+        parts.append(f"{survivors} kept after {step.kept_by or 'the strategy'}")
+    elif rule is CutRule.NO_KNEE:
+        parts.append(f"kept all {step.cut}")
+    else:
+        parts.append(f"kept {step.cut}")
+    return CutReason(rule, knee, step.cut, natural, survivors, " → ".join(parts))
 
 
 def fates(step: Step, reason: CutReason) -> list[Fate]:
@@ -135,13 +143,16 @@ def fates(step: Step, reason: CutReason) -> list[Fate]:
     return out
 
 
-def kept_by_sensitivity(step: Step, params: SearchParams) -> tuple[list[float], list[int], list[int | None]]:
-    """For each slider sensitivity: how many items the step's cut would keep, and the knee's rank (None: no
-    knee), on the step's own curve with its own bounds. Microseconds per value: the curve is in memory."""
-    grid = list(SENSITIVITIES)
+def kept_by_sensitivity(step: Step) -> tuple[list[float], list[int], list[int | None]]:
+    """For each sensitivity the slider offers for the step's detector: how many items the step's cut would
+    keep, and the knee's rank (None: no knee), on the step's own curve with its own detector and bounds.
+    Microseconds per value: the curve is in memory. Empty lists for a step without a knee cut."""
+    if step.method is None:
+        return [], [], []
+    grid = list(SENSITIVITIES[step.method])
     kept, knees = [], []
     for s in grid:
-        found = find_knee(step.curve, params.knee_method, s, step.least, step.most)
+        found = find_knee(step.curve, step.method, s, step.least, step.most)
         kept.append(found.keep)
         knees.append(None if found.knee_index is None else found.knee_index + 1)
     return grid, kept, knees
@@ -171,16 +182,24 @@ def step_title(step: Step) -> str:
     return f"{name} · {named}"
 
 
+def knee_words(step: Step) -> str:
+    """The rule a step's knee cut used, e.g. ``relative S=0.5 on cosine``; a dash without a knee cut."""
+    if step.method is None:
+        return "—"
+    return f"{step.method} S={step.sensitivity:g} on {CURVE_NAMES.get(step.curve_source or '', step.curve_source)}"
+
+
 def step_rows(result: SearchResult) -> list[dict[str, str | int]]:
-    """One row per step: what was ranked, the knee, the cut and why, how many were kept (text cells where a
-    value may be missing, so a column never mixes numbers and dashes)."""
+    """One row per step: what was ranked, the knee rule, the knee, the cut and why, how many were kept (text
+    cells where a value may be missing, so a column never mixes numbers and dashes)."""
     rows = []
     for step in result.trace:
-        why = explain(step, result.params)
+        why = explain(step)
         rows.append(
             {
                 "step": step_title(step),
                 "ranked": len(step.candidates),
+                "knee rule": knee_words(step),
                 "knee at": "—" if why.knee_rank is None else str(why.knee_rank),
                 "cut": why.text,
                 "kept": len(step.kept),
@@ -188,8 +207,3 @@ def step_rows(result: SearchResult) -> list[dict[str, str | int]]:
             }
         )
     return rows
-
-
-def reads_cosine(step: Step, params: SearchParams) -> bool:
-    """Whether the step's knee was found on the sorted cosines rather than on the fused ranking."""
-    return bool(step.curve) and params.score_source is ScoreSource.DENSE

@@ -35,6 +35,7 @@ __all__ = [
     "ROOTS",
     "SCROLL_PAGE",
     "SPARSE",
+    "TIE_MARGIN",
     "UPSERT_BATCH",
     "Candidate",
     "Fields",
@@ -57,8 +58,19 @@ log = logging.getLogger(__name__)
 DENSE, SPARSE = "dense", "sparse"
 UPSERT_BATCH = 128
 SCROLL_PAGE = 512
+#: Fused results read past a ranking's depth, so ties at its last place are broken by ``candidates``, never by
+#: the engine (RRF ties are pairs: one list's rank r against the other list's rank r).
+TIE_MARGIN = 8
 CANDIDATE_FIELDS = ["id", "parent_id", "child_ids", "level", "doc_id", "file_name", "page_start", "page_end"]
-LISTING_FIELDS = [*CANDIDATE_FIELDS, "keywords", "summary", "summary_source", "fallback_reason", "title", "extra"]
+LISTING_FIELDS = [
+    *CANDIDATE_FIELDS,
+    "keywords",
+    "summary",
+    "summary_source",
+    "fallback_reason",
+    "title",
+    "extra",
+]
 INDEXED_FIELDS = (
     ("parent_id", "integer"),
     ("level", "integer"),
@@ -224,13 +236,14 @@ def ranking_requests(scope: Scope, rrf_k: int) -> tuple[Request, Request, Reques
     """The three requests of one ranking: the fused one (RRF with the classic ``rrf_k``), and the dense and
     sparse lists, so the trace can show each candidate's dense rank, sparse rank, cosine and BM25 score.
 
-    The fused request returns ``depth`` results, not ``limit``, so that ties at the limit are broken by
-    ``candidates``.
+    The fused request returns ``depth + TIE_MARGIN`` results, not ``limit``, so that ties at the limit are
+    broken by ``candidates`` — also when the limit is the depth (a 50-deep knee pool): which of two tied items
+    takes the last place was the engine's choice, and it changed from call to call.
     """
     where, depth = scope.where(), max(scope.limit, scope.depth or 0)
     idf = where if scope.scoped_idf else None
     return (
-        Request(where, depth, scope.using, qdrant_rrf_k(rrf_k), depth, idf),
+        Request(where, depth + TIE_MARGIN, scope.using, qdrant_rrf_k(rrf_k), depth, idf),
         Request(where, depth, (DENSE,)),
         Request(where, depth, (SPARSE,), idf=idf),
     )

@@ -8,9 +8,11 @@ from drag_core.app.figures.sensitivity import sensitivity_html
 from drag_core.app.figures.steps import steps_figure
 from drag_core.app.figures.style import node_label
 from drag_core.app.figures.tree import node_marks, selected_node_id, tree_figure
-from drag_core.search.explain import SENSITIVITIES, step_rows
+from drag_core.knee import DEFAULT_SENSITIVITIES, SENSITIVITIES
+from drag_core.search.explain import step_rows
 
 __all__ = [
+    "DEFAULT_SENSITIVITIES",
     "SENSITIVITIES",
     "cards_html",
     "node_label",

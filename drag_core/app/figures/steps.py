@@ -13,9 +13,10 @@ from typing import Any
 import plotly.graph_objects as go
 
 from drag_core.app.figures.style import FONT, node_label
-from drag_core.search import SearchParams, SearchResult
+from drag_core.params import ScoreSource
+from drag_core.search import SearchResult
 from drag_core.search.base import Step
-from drag_core.search.explain import CutReason, Fate, explain, fates, reads_cosine, step_title
+from drag_core.search.explain import CURVE_NAMES, CutReason, Fate, explain, fates, step_title
 from drag_core.store import Candidate
 
 __all__ = ["COSINE_COLOR", "CURVE_COLUMNS", "FATES", "KNEE_COLOR", "LINE_CHARS", "RRF_COLOR", "steps_figure"]
@@ -88,7 +89,7 @@ class _Grid:
         many rows as the width needs (Plotly's automargin)."""
         return {
             "height": self.block * self.rows + 30,
-            "margin": {"l": 10, "r": 10, "t": 10, "b": 20, "autoexpand": True},
+            "margin": {"l": 10, "r": 36, "t": 10, "b": 20, "autoexpand": True},  # r: room for the last title
             "font": FONT,
             "plot_bgcolor": "#ffffff",
             "showlegend": legend,
@@ -102,13 +103,14 @@ class _Grid:
 def steps_figure(result: SearchResult) -> go.Figure:
     """One panel per ranking step of a search: its RRF (fused) curve with every candidate coloured by what
     happened to it, the cosine curve too when the knee read it, the knee starred on the curve it was found
-    on, the cut as a dashed line, and in the title why the cut is there.
+    on (the curve the step records it read: never guessed from the parameters), the cut as a dashed line,
+    and in the title why the cut is there.
 
     Built as plain data (axes placed here, no ``make_subplots``) and wrapped without validation. It does not
     show the current sensitivity (``figures.sensitivity.sensitivity_html`` does), so a slider step that does not move a cut
     draws the same figure and the browser has nothing to redraw."""
-    steps, params = result.trace, result.params
-    reasons = [explain(step, params) for step in steps]
+    steps = result.trace
+    reasons = [explain(step) for step in steps]
     titles = [_title_lines(step, why) for step, why in zip(steps, reasons)]
     title_px = LINE_PX * max((len(a) + len(b) for a, b in titles), default=2) + 16
     grid = _Grid(len(steps), title_px + PANEL_PX + TICKS_PX, title_px, PANEL_PX)
@@ -119,7 +121,7 @@ def steps_figure(result: SearchResult) -> go.Figure:
         x_domain, y_domain = grid.domains(index)
         cell = _Cell(x=index + 1, y=2 * index + 1)
         layout["annotations"].append(_title(titles[index], why, sum(x_domain) / 2, y_domain[1]))
-        _draw_step(data, layout, step, why, params, cell, shown)
+        _draw_step(data, layout, step, why, cell, shown)
         column = index % grid.columns
         _axes(layout, cell, x_domain, y_domain)
         _name_outer_axes_only(
@@ -191,13 +193,12 @@ def _draw_step(
     layout: dict[str, Any],
     step: Step,
     why: CutReason,
-    params: SearchParams,
     cell: _Cell,
     shown: set[str],
 ) -> None:
     fused = [c.fused for c in step.candidates]
     x, y, y2 = cell.ref("x", cell.x), cell.ref("y", cell.y), cell.ref("y", cell.y + 1)
-    cosine = reads_cosine(step, params)
+    cosine = bool(step.curve) and step.curve_source == ScoreSource.DENSE
     ranks = list(range(1, len(fused) + 1))
     data.append(_line(ranks, fused, "RRF (fused)", RRF_COLOR, "solid", x, y, shown))
     marks = fates(step, why)
@@ -257,7 +258,7 @@ def _draw_step(
                 "name": "knee",
                 "legendgroup": "knee",
                 "showlegend": _first("knee", shown),
-                "hovertext": [f"knee at rank {k} ({'cosine' if cosine else 'RRF'} curve)"],
+                "hovertext": [f"knee at rank {k} ({CURVE_NAMES.get(step.curve_source or '', 'RRF')} curve)"],
                 "hoverinfo": "text",
             }
         )

@@ -1,0 +1,59 @@
+"""Relative drop: keep the items whose score is within a share of the top's lead over the ranking's mean.
+
+With ``top`` the best score and ``mean`` the mean score of the ranking, the kept items are those with
+
+    score >= top - S * (top - mean)
+
+— ``S`` is how far below the top an item may fall, measured in units of the top's lead over the mean. The
+scores are sorted descending, so the kept items are a prefix; the knee is its last item.
+
+What it is: a score-threshold truncation relative to the query's own score distribution (the normalised
+curve of issue 19, lever c; see ``docs/knee.md`` and ``docs/evaluation.md``, "The knee decides"). It is not a
+shape detector like Kneedle: it does not look for a bend, so a straight line has a cut too. Because it
+depends on each score only through ``(top - score) / (top - mean)``, adding a constant to every score or
+multiplying them by a positive factor does not move the cut: one ``S`` means the same on a query whose
+cosines are all high as on one whose cosines are all low. Between two values of ``S`` the kept count
+changes by the number of items whose normalised drop lies between them, so the Sensitivity slider moves the
+cut step by step (measured on the development sets: 6–7 distinct answer sizes over the slider's values,
+where Kneedle gives about 2).
+
+``S = 0`` keeps the top item (and exact ties with it); ``S = 1`` everything at or above the mean (about half
+of a 50-deep ranking); a larger ``S`` keeps at least as many items (monotone, the same direction as
+Kneedle's ``S``). Fewer than two items, or no spread (all scores equal): no knee.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["DEFAULT_SENSITIVITY", "FLAT_TOLERANCE", "SENSITIVITIES", "detect"]
+
+#: The slider's values: dense below the default, where most answers are 2–8 pages (0.05 → ~2–3 pages,
+#: 0.85 → ~16 on the development sets' ``adaptive`` answers).
+SENSITIVITIES: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.85)
+#: Chosen on SciFact train plus a fixed half of each page set (``docs/evaluation.md``).
+DEFAULT_SENSITIVITY = 0.5
+#: Relative tolerance (times ``max(1, |top|)``) for "no spread" and for an item lying exactly on the floor.
+FLAT_TOLERANCE = 1e-12
+
+
+def detect(scores: np.ndarray, sensitivity: float) -> int | None:
+    """Index of the last item with ``score >= top - S * (top - mean)``, or ``None``.
+
+    Args:
+        scores: descending scores, length >= 1.
+        sensitivity: ``S >= 0``; larger keeps more.
+
+    Returns:
+        The 0-based index of the knee (the last kept item), or ``None`` when the ranking has fewer than two
+        items or no spread.
+    """
+    if scores.size < 2:
+        return None
+    top = float(scores[0])
+    lead = top - float(scores.mean())
+    noise = FLAT_TOLERANCE * max(1.0, abs(top))
+    if lead <= noise:
+        return None
+    floor = top - sensitivity * lead
+    return int(np.count_nonzero(scores >= floor - noise)) - 1
