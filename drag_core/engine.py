@@ -27,6 +27,7 @@ from drag_core.ingest.loading import LoadedDocument, clean_file_name, document_i
 from drag_core.ingest.parsing import PageCache, Parser, page_cache_path
 from drag_core.ingest.pipeline import (
     CancelCheck,
+    IngestCancelled,
     Ingestor,
     IngestReport,
     ProgressCallback,
@@ -270,7 +271,10 @@ class Engine:
             )  # takes self.lock around store calls only
             report.stage_seconds["pages"] = time.perf_counter() - started - sum(report.stage_seconds.values())
         except Exception as error:  # one bad file never stops the batch; the store is left as it was
-            log.warning("ingest of %s failed: %s", name, error)
+            if isinstance(error, IngestCancelled):  # asked to stop: not a failure
+                log.info("ingest of %s cancelled: %s", name, error)
+            else:
+                log.warning("ingest of %s failed: %s", name, error)
             self._discard_partial(name)
             report = failed(name, error)
         report.seconds = time.perf_counter() - started

@@ -5,7 +5,8 @@ The knee's knobs and the results are one ``st.fragment`` (the Compare panel): mo
 that panel, reruns only the strategies that read the knob (the others come from the comparer's memory) and
 redraws only the figures whose inputs changed; a rerun whose searches are remembered makes no model, index or
 Qdrant call. The question, the strategies and the walks' knobs (rarely moved) rerun the page, so a slider step
-redraws as little as it can. ``?q=…`` in the address asks a question on opening."""
+redraws as little as it can. The address holds the view (``drag_core.app.url_state``: the question, the
+strategies, every knob), so a link opens it again as it was; the session's questions are one click away."""
 
 import time
 
@@ -17,13 +18,14 @@ from drag_core.app.compare import (
     Comparison,
     export_tables,
     index_key,
-    knob_readers,
     to_csv,
     to_json,
 )
 from drag_core.app.display import escape_markdown
 from drag_core.app.evidence import labels_of, page_marks
+from drag_core.app.glossary import TERMS, knob_help, knob_label
 from drag_core.app.sample import SAMPLE_PDF, SAMPLE_QUERY
+from drag_core.app.url_state import asked, read_view, view_query, widget_values
 
 ui.page("pages/compare.py")
 
@@ -31,18 +33,18 @@ SOURCE_NAMES = {"rrf": "RRF (fused)", "dense": "dense cosine"}
 CARDS_PER_ROW = 5
 RESULTS_PX = 420
 SUMMARY_CHARS = 110
-#: The walks' knobs: ``SearchParams`` field → (title, least, most).
+HISTORY = "question_history"
+#: The walks' knobs: ``SearchParams`` field → (least, most); their words are in ``drag_core.app.glossary``.
 WALK_KNOBS = {
-    "top_k": ("Top k", 1, 50),
-    "roots": ("Roots", 1, 20),
-    "beam_width": ("Beam width", 1, 20),
-    "rrf_k": ("RRF k", 1, 200),
-    "doc_breadth": ("Document breadth", 0, 20),
+    "top_k": (1, 50),
+    "roots": (1, 20),
+    "beam_width": (1, 20),
+    "rrf_k": (1, 200),
+    "doc_breadth": (0, 20),
 }
-WALK_HELP = {
-    "doc_breadth": "Adaptive adds the best page of every document among the first N pages of the flat ranking "
-    "that its knee-cut answer lacks, so it never shows fewer documents than flat top-N (0: off).",
-}
+KEPT_MOST = 50
+#: What an address may set: the walks' ranges, the kept range, the sensitivity; the detector by name.
+BOUNDS = {**WALK_KNOBS, "min_keep": (1, KEPT_MOST), "max_keep": (1, KEPT_MOST), "sensitivity": (0.0, 10.0)}
 
 st.title("Compare strategies")
 engine = ui.engine()
@@ -50,74 +52,77 @@ documents = ui.indexed_documents(engine)
 index = index_key(documents)
 defaults = engine.settings.search
 has_sample = any(d.file_name == SAMPLE_PDF.name for d in documents)
-first_query = st.query_params.get("q", SAMPLE_QUERY if has_sample else "")
+first_query = SAMPLE_QUERY if has_sample else ""
+opened = ui.opened_address()  # an address new to this session (a shared link, a reload) sets the view
+if opened:
+    view = read_view(opened, STRATEGIES, BOUNDS, {"knee_method": KNEE_METHODS})
+    detector = view.knobs.get("knee_method", st.session_state.get("knee_method", defaults.knee_method))
+    ui.set_widgets(widget_values(view, defaults, "keep_range", f"sensitivity_{detector}"))
+    if view.ignored:
+        st.warning(
+            escape_markdown("The address asked for what this page does not offer: " + ", ".join(view.ignored))
+        )
 
 
 def walk_knobs() -> dict[str, int]:
-    """The knobs of the walks (a change reruns the page), each with the strategies that read it in its help
-    (one-line labels keep the sliders aligned); defaults from ``SearchParams``."""
-    columns = st.columns(len(WALK_KNOBS))
+    """The knobs of the walks (a change reruns the page), each with what it does and the strategies that read
+    it in its help (sliders aligned at the bottom, under labels of any length); defaults from
+    ``SearchParams``."""
+    columns = st.columns(len(WALK_KNOBS), vertical_alignment="bottom")
     return {
         key: ui.kept(
             column.slider,
-            title,
+            knob_label(key),
             key,
             getattr(defaults, key),
             min_value=low,
             max_value=high,
-            help=" ".join(filter(None, (WALK_HELP.get(key), knob_readers(key)))),
+            help=knob_help(key),
         )
-        for column, (key, (title, low, high)) in zip(columns, WALK_KNOBS.items())
+        for column, (key, (low, high)) in zip(columns, WALK_KNOBS.items())
     }
-
-
-#: What the sensitivity means for each detector (docs/knee.md).
-SENSITIVITY_HELP = {
-    "relative": "keeps every item within S × (top − mean) of the top score: higher keeps more, step by step.",
-    "kneedle": "higher waits for a clearer knee (usually keeps more); the values are dense where knees move.",
-    "chord": "the knee is the last point at least S × the largest distance below the chord: lower keeps more.",
-    "gap": "the largest gap counts when it beats a typical gap by S typical gaps: higher finds fewer knees "
-    "(no knee keeps everything up to max-keep).",
-}
-PINNED = "knee-beam keeps the article's knee (Kneedle S = 1, at most 5, on the RRF curve): these knobs do not move it."
 
 
 def knee_knobs(walk: dict[str, int]) -> SearchParams:
     """The knee's knobs (a change reruns only the Compare panel); returns every parameter the knobs set. The
     Sensitivity slider offers the chosen detector's own values and remembers a value per detector."""
     with st.container(border=True):
-        a, b, c, d = st.columns([1, 1.6, 1.6, 1.3])
+        a, b, c, d = st.columns([1.3, 1.6, 1.6, 1.3], vertical_alignment="bottom")
         knee_method = ui.kept(
-            a.selectbox, "Knee detector", "knee_method", defaults.knee_method, options=KNEE_METHODS
+            a.selectbox,
+            knob_label("knee_method"),
+            "knee_method",
+            defaults.knee_method,
+            options=KNEE_METHODS,
+            help=knob_help("knee_method"),
         )
         own = knee_method == defaults.knee_method
         sensitivity = ui.kept(
             b.select_slider,
-            "Sensitivity",
+            knob_label("sensitivity"),
             f"sensitivity_{knee_method}",
             defaults.sensitivity if own else figures.DEFAULT_SENSITIVITIES[knee_method],
             options=figures.SENSITIVITIES[knee_method],
-            help=f"The {knee_method} detector's S: {SENSITIVITY_HELP.get(knee_method, '')} The small line under "
-            f"each knee panel shows how many items every S would keep. {knob_readers('sensitivity')} {PINNED}",
+            help=knob_help("sensitivity", knee_method),
         )
         min_keep, max_keep = ui.kept(
             c.slider,
-            "Kept per ranking (min – max)",
+            knob_label("keep_range"),
             "keep_range",
-            (defaults.min_keep, defaults.max_keep or 50),
+            (defaults.min_keep, defaults.max_keep or KEPT_MOST),
             min_value=1,
-            max_value=50,
-            help="Bounds on how many items a knee cut keeps: safety rails, the knee sets the usual cut. "
-            f"{knob_readers('max_keep')} {PINNED}",
+            max_value=KEPT_MOST,
+            help=knob_help("keep_range"),
         )
         score_source = ui.kept(
             d.radio,
-            "Curve the knee reads",
+            knob_label("score_source"),
             "score_source",
             defaults.score_source,
             options=SCORE_SOURCES,
             format_func=SOURCE_NAMES.get,
             horizontal=True,
+            help=knob_help("score_source"),
         )
     return defaults.with_(
         **walk,
@@ -145,11 +150,11 @@ def steps(comparison: Comparison) -> None:
     """The ranking steps of one strategy at a time (a lazy tab: only the open one is drawn)."""
     st.subheader("Ranking steps")
     st.caption(
-        "Each panel is one ranking a strategy compared, best first: its RRF (fused) curve, and the cosine curve "
-        "when the knee reads it. Points: kept, dropped by parent/child suppression or not followed, cut by the "
-        "knee, or cut by a cap (max-keep, roots) though the knee would have kept them. The star is the knee on "
-        "the curve it was found on, the dashed line the cut; the panel title says why the cut is there. Under each "
-        "knee panel: how many items each sensitivity would keep, the current one marked."
+        "Each panel is one ranking a strategy compared, best first, titled by what was ranked and in which "
+        "document: its RRF (fused) curve, and the cosine curve when the knee reads it. "
+        f"{TERMS['fates']} The star is the knee on the curve it was found on, the dashed line the cut; the panel "
+        "title says why the cut is there. Under each knee panel: how many items each sensitivity would keep, the "
+        f"current one marked. {TERMS['levels']}"
     )
     names = list(comparison.runs)
     knees = [n for n in names if any(s.curve for s in comparison.runs[n].result.trace)]
@@ -173,8 +178,8 @@ def exports(comparison: Comparison) -> None:
     """Download buttons; each file is written only when its button is clicked."""
     st.subheader("Export")
     facts = {k: getattr(engine.settings, k) for k in ("collection", "dense_model", "sparse_model")}
-    buttons = st.columns(4)
-    buttons[0].download_button(
+    buttons = st.container(horizontal=True)  # each button as wide as its name, wrapping on a narrow window
+    buttons.download_button(
         "comparison.json",
         lambda: to_json(comparison, facts),
         file_name="comparison.json",
@@ -183,8 +188,8 @@ def exports(comparison: Comparison) -> None:
         icon=":material/download:",
         key="export_json",
     )
-    for column, table in zip(buttons[1:], ("metrics", "nodes", "trace")):
-        column.download_button(
+    for table in ("metrics", "nodes", "trace"):
+        buttons.download_button(
             f"{table}.csv",
             lambda table=table: to_csv(export_tables(comparison)[table]),
             file_name=f"{table}.csv",
@@ -209,6 +214,8 @@ def instrument(query: str, strategies: list[str], walk: dict[str, int]) -> None:
         st.error(escape_markdown(str(error)))
         return
     st.session_state[ui.COMPARISON] = comparison
+    ui.keep_address(view_query(query, strategies, params))
+    st.session_state[HISTORY] = asked(st.session_state.get(HISTORY, []), query)
     cards(comparison)
     st.caption(
         f"Query embedded once ({comparison.embed_ms:.0f} ms; 0 when remembered). Latency is each strategy's own "
@@ -217,6 +224,10 @@ def instrument(query: str, strategies: list[str], walk: dict[str, int]) -> None:
     )
     if len(comparison.runs) > 1:
         st.subheader("Overlap of returned pages")
+        st.caption(
+            "Each cell: the share of pages two strategies both return (Jaccard: pages both return over "
+            "pages either returns, 1 = the same pages), and how many pages they share."
+        )
         key = ("overlap", *((name, id(run)) for name, run in comparison.runs.items()))
         overlap = ui.cached_figure(key, lambda: figures.overlap_figure(comparison), comparison)
         st.plotly_chart(overlap, key="overlap", config={"displayModeBar": False})
@@ -229,15 +240,29 @@ def instrument(query: str, strategies: list[str], walk: dict[str, int]) -> None:
     st.caption(f"Drawn in {(time.perf_counter() - started) * 1000:.0f} ms (view {views_drawn}).")
 
 
+def ask(question: str) -> None:
+    st.session_state["query"] = question
+
+
+def history_menu(current: str) -> None:
+    """The other questions asked in this session, most recent first: one click opens the list, one asks it
+    again."""
+    history = [q for q in st.session_state.get(HISTORY, []) if q != current.strip()]
+    with st.popover(f"Asked before ({len(history)})", icon=":material/history:", disabled=not history):
+        for number, earlier in enumerate(history):
+            st.button(earlier, key=f"history_{number}", on_click=ask, args=(earlier,), type="tertiary")
+
+
 left, right = st.columns([5, 4])
 with left:
-    asked = ui.kept(
+    question = ui.kept(
         st.text_input,
         "Question",
         "query",
         first_query,
         placeholder="Ask something the indexed documents answer",
     )
+    history_menu(question)
 with right:
     chosen = ui.kept(
         st.multiselect,
@@ -247,4 +272,4 @@ with right:
         options=list(STRATEGIES),
         wrap=True,  # in a column the chips would scroll sideways in one row, the last ones cut off
     )
-instrument(asked, chosen, walk_knobs())
+instrument(question, chosen, walk_knobs())

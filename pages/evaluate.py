@@ -23,10 +23,12 @@ from drag_core.app.evaluation import (
     VectorPolicy,
     find_datasets,
     headline,
-    index_built_at,
+    index_version,
+    indexing_lines,
     labels_dataset,
     load_dataset,
     plan,
+    plan_warning,
     query_rows,
     run_specs,
     start_labels_evaluation,
@@ -36,18 +38,22 @@ from drag_core.app.evaluation import (
     verdicts,
 )
 from drag_core.app.evidence import label_counts, labels_of
+from drag_core.app.glossary import METRICS, TERMS
 
 ui.page("pages/evaluate.py")
 settings = ui.settings()
 
 RESULT = "evaluation_result"
 JOB = "evaluation_job"
+FAILURE = "evaluation_failure"
 
 
 @st.cache_data(show_spinner="Counting the pages to index…", max_entries=16)
-def estimate(root: str, fingerprint: str, policy: VectorPolicy, built: float, settings_key: str) -> Plan:
-    """What a run on this data set costs (cached per data set version, vector policy, settings and index
-    build time)."""
+def estimate(
+    root: str, fingerprint: str, policy: VectorPolicy, built: tuple[float, int], settings_key: str
+) -> Plan:
+    """What a run on this data set costs (cached per data set version, vector policy, settings and how far
+    its index is built)."""
     return plan(load_dataset(root), policy, settings)
 
 
@@ -55,13 +61,12 @@ st.title("Evaluate strategies")
 st.caption(
     "Page recall, nDCG and MRR against labelled pages (or passages), pages and tokens returned, the share of "
     "non-relevant candidates the knee cuts dropped, and latency — with bootstrap 95 % intervals. Every run is "
-    "also judged at its own page budget: the plot draws flat hybrid top-k (k = 1…20) under the runs, and "
-    "`gain_vs_flat` is a run's recall minus flat's at the run's mean pages (paired per query); `doc_hit` is the "
-    "share of questions whose own document was returned. Knee runs also say which rule set their final cuts "
-    "(`knee_decides`: the knee's share), how many answer sizes the Sensitivity slider's values give "
-    "(`slider_sizes`), Spearman's ρ between pages returned and relevant pages, and the share of an oracle's "
-    "gap over flat they capture (`oracle_share`: each question cut at its best k of flat's ranking, same mean "
-    "pages); a sentence under the table says whether each beats flat."
+    "also judged at its own page budget: the plot draws flat hybrid top-k (k = 1…20) under the runs. "
+    f"`gain_vs_flat` — {METRICS['gain_vs_flat']} `doc_hit` — {METRICS['doc_hit']} Knee runs also say which "
+    "rule set their final cuts (`knee_decides`), how many answer sizes the Sensitivity slider's values give "
+    "(`slider_sizes`), Spearman's ρ between pages returned and relevant pages, and the share of an oracle's gap "
+    "over flat they capture (`oracle_share`); a sentence under the table says whether each beats flat. Each "
+    "column's header says what it counts."
 )
 
 DATA = settings.eval_data
@@ -100,14 +105,20 @@ else:
         st.stop()
 
 left, right = st.columns(2)
-runs = left.multiselect("Strategies", list(STRATEGIES), default=list(DEFAULT_STRATEGIES), key="eval_runs")
+runs = left.multiselect(
+    "Strategies", list(STRATEGIES), default=list(DEFAULT_STRATEGIES), key="eval_runs", wrap=True
+)  # wrapped: in a column the chips would scroll sideways in one row, the last ones cut off
 extra = right.text_input(
     "More runs (space separated)", key="eval_extra", placeholder="flat:top_k=10 adaptive:sensitivity=2"
 )
 limit = left.number_input("Queries (first N)", 1, len(dataset.queries), min(len(dataset.queries), 50))
 if not on_labels:  # the labels are judged on the index as it is built
-    parent_dense = right.selectbox("Parent dense vector", PARENT_DENSE_CHOICES, index=1, key="eval_pd")
-    parent_sparse = right.selectbox("Parent sparse vector", PARENT_SPARSE_CHOICES, index=1, key="eval_ps")
+    parent_dense = right.selectbox(
+        "Parent dense vector", PARENT_DENSE_CHOICES, index=1, key="eval_pd", help=TERMS["parent_dense"]
+    )
+    parent_sparse = right.selectbox(
+        "Parent sparse vector", PARENT_SPARSE_CHOICES, index=1, key="eval_ps", help=TERMS["parent_sparse"]
+    )
     with st.expander("Sweep one parameter instead"):
         sweep_param = st.selectbox("Parameter", ["(no sweep)", *SWEEPABLE], key="eval_sweep_param")
         values_text = st.text_input(
@@ -125,19 +136,12 @@ except ValueError as error:
 
 if not on_labels:
     policy = VectorPolicy(parent_dense=parent_dense, parent_sparse=parent_sparse)
-    built = index_built_at(dataset, policy, settings)
+    built = index_version(dataset, policy, settings)
     cost = estimate(str(dataset.root), dataset.fingerprint(), policy, built, repr(settings))
     if cost.ready:
         st.caption("The index of this data set is built for these settings: the run only asks the queries.")
-    else:
-        unit, holder = ("passage", "passage") if dataset.kind == "passages" else ("page", "document")
-        st.warning(
-            f"The first run indexes the whole data set — {counted(cost.pages, unit)} in "
-            f"{counted(cost.files, holder)}, about {clock(cost.seconds)} — whatever "
-            "the number of queries (finding the right document is part of the task). Later runs reuse the index. "
-            "It runs in the background at a lower priority; you can cancel it.",
-            icon=":material/schedule:",
-        )
+    elif cost.pages:
+        st.warning(escape_markdown(plan_warning(cost, dataset.kind)), icon=":material/schedule:")
 
 job: EvalJob | IndexEvalJob | None = st.session_state.get(JOB)
 if st.button("Run", type="primary", disabled=not specs or (job is not None and job.running), key="eval_run"):
@@ -149,38 +153,41 @@ if st.button("Run", type="primary", disabled=not specs or (job is not None and j
         job = EvalJob.start(dataset.root, int(limit), runs_asked, policy, sweep, ui.env())
     st.session_state[JOB] = job
     st.session_state.pop(RESULT, None)
+    st.session_state.pop(FAILURE, None)
 
 
 @st.fragment(run_every=1.0 if job is not None and job.running else None)
 def progress_panel() -> None:
-    """The running evaluation, redrawn every second: stage, file and batch, queries, Cancel."""
+    """The running evaluation, redrawn every second: the whole indexing's bar with the time left, the current
+    file's, then the queries'; Cancel."""
     running: EvalJob | IndexEvalJob | None = st.session_state.get(JOB)
     if running is None:
         if st.session_state.get("eval_cancelled"):
             st.rerun()  # the whole page: the note below, and no more polling
         return
     status = running.status()
-    if status.stage == JobStage.DONE:
-        st.session_state[RESULT] = running.result()
+    if status.stage in (JobStage.DONE, JobStage.FAILED):
+        if status.stage == JobStage.DONE:
+            st.session_state[RESULT] = running.result()
+        else:
+            st.session_state[FAILURE] = status.error
+        running.close()  # its temporary folder goes
         del st.session_state[JOB]
         st.rerun()
-    if status.stage == JobStage.FAILED:
-        st.error("The evaluation failed: " + escape_markdown(status.error))
-        st.button("Dismiss", key="eval_dismiss", on_click=st.session_state.pop, args=(JOB, None))
-        return
+    left = (
+        "estimating the time left…"
+        if status.seconds_left is None
+        else f"about {clock(status.seconds_left)} left"
+    )
     with st.container(border=True):
         if status.stage == JobStage.INDEXING:
-            files = f"file {status.files_done + 1} of {status.files}" if status.files else "passages"
-            st.progress(
-                status.done / status.total if status.total else 0.0,
-                text=escape_markdown(
-                    f"Indexing {status.file} ({files}): {status.file_stage} {status.done}/{status.total}"
-                ),
-            )
+            overall, current = indexing_lines(status, left)
+            st.progress(status.fraction, text=escape_markdown(overall))
+            st.progress(status.file_fraction, text=escape_markdown(current))
         elif status.stage == JobStage.QUERYING:
             st.progress(
                 status.queries_done / max(1, status.queries),
-                text=f"Query {status.queries_done}/{status.queries}",
+                text=f"Asking the queries: {status.queries_done} of {status.queries} · {left}",
             )
         else:
             st.progress(0.0, text="Starting (loading the models)…")
@@ -189,7 +196,7 @@ def progress_panel() -> None:
 
 
 def cancel(running: EvalJob | IndexEvalJob) -> None:
-    running.cancel()
+    running.cancel()  # ends the child (or the thread on the labels) and removes its temporary folder
     st.session_state.pop(JOB, None)
     st.session_state["eval_cancelled"] = True
 
@@ -200,6 +207,9 @@ if cancelled:
     st.info(
         "Cancelled. Each document of the evaluation index is whole or absent; the next run indexes the rest."
     )
+if st.session_state.get(FAILURE):
+    st.error("The evaluation failed: " + escape_markdown(st.session_state[FAILURE]))
+    st.button("Dismiss", key="eval_dismiss", on_click=st.session_state.pop, args=(FAILURE, None))
 
 if RESULT not in st.session_state:
     st.stop()
@@ -207,7 +217,11 @@ report, sweep = st.session_state[RESULT]
 st.subheader(escape_markdown(headline(report)))
 for line in report.index.get("failed", []):
     st.warning(escape_markdown(line))
-st.dataframe(summary_rows(report), hide_index=True)
+st.dataframe(
+    summary_rows(report),
+    hide_index=True,
+    column_config={name: st.column_config.Column(help=words) for name, words in METRICS.items()},
+)
 for line in sweep_verdicts(sweep) if sweep else verdicts(report):  # each knee run against flat, one sentence
     st.markdown("- " + escape_markdown(line))
 st.plotly_chart(

@@ -8,6 +8,7 @@ from drag_core import Node
 from drag_core.app import figures, ui
 from drag_core.app.display import counted, escape_markdown, page_span
 from drag_core.app.evidence import PageTarget
+from drag_core.app.glossary import TERMS
 
 ui.page("pages/tree.py")
 
@@ -67,7 +68,7 @@ selected = st.selectbox(
     [n.id for n in order],
     format_func=lambda i: figures.node_label(by_id[i]),
     key="tree_node",
-    help="Or click a bar in the chart.",
+    help=f"Or click a bar in the chart. {TERMS['levels']}",
 )
 st.plotly_chart(
     figures.tree_figure(nodes, marks, selected),
@@ -79,11 +80,11 @@ st.plotly_chart(
 
 node = by_id[selected]
 st.subheader(f"{figures.node_label(node)} — {counted(len(node.pages), 'page')}")
-a, b, c, d = st.columns(4)
-a.metric("Level", node.level)
-b.metric("Pages", page_span(node.page_start, node.page_end))
-c.metric("Children", len(node.child_ids))
-d.metric("Summary by", node.summary_source or "—")
+facts = st.container(horizontal=True, gap="large")  # each fact as wide as its value: none is cut short
+facts.metric("Level", f"L{node.level}", help=TERMS["levels"], width="content")
+facts.metric("Pages", page_span(node.page_start, node.page_end), width="content")
+facts.metric("Children", len(node.child_ids), width="content")
+facts.metric("Summary by", node.summary_source or "—", help=TERMS["summary_by"], width="content")
 if node.fallback_reason:
     st.warning(
         "The LLM failed here; the offline summariser wrote this. " + escape_markdown(node.fallback_reason)

@@ -1,18 +1,20 @@
 """Upload: add PDF / TXT / MD files to the index, list the indexed documents, remove one, and index the
-bundled sample in one click. Files are ingested in the background (``drag_core.app.uploads``): the progress
-of each file moves per batch with the time left, Cancel stops the upload (each file whole or absent), and
-the outcome of every file stays on the page until dismissed."""
+bundled sample in one click. Files are ingested in the background (``drag_core.app.uploads``): a bar for
+the whole upload with the time left and one per file, in one measure of work; files dropped meanwhile are
+queued, the uploader is emptied as soon as its files are taken, Cancel stops the upload (each file whole or
+absent), and the outcome of every file stays on the page until dismissed."""
 
 import streamlit as st
 
 from drag_core.app import ui
 from drag_core.app.display import clock, counted, escape_markdown, stale_warning
+from drag_core.app.glossary import TERMS
 from drag_core.app.sample import SAMPLE_PDF, SAMPLE_TITLE
-from drag_core.app.uploads import UPLOAD_TYPES, IngestStatus, UploadJob
+from drag_core.app.uploads import UPLOAD_TYPES, IngestStatus, UploadJob, overall_line
 
 ui.page("pages/upload.py")
 
-JOB, OUTCOMES = "upload_job", "upload_outcomes"
+JOB, OUTCOMES, PENDING, UPLOADER = "upload_job", "upload_outcomes", "upload_pending", "uploader_generation"
 
 st.title("Documents")
 st.markdown(
@@ -20,6 +22,41 @@ st.markdown(
     "pages as it needs — no more — by cutting each ranking at the knee of its score curve."
 )
 engine = ui.engine()
+
+
+def collect() -> UploadJob | None:
+    """The running upload; a finished one's outcomes are moved to the page's list (kept until dismissed)."""
+    job: UploadJob | None = st.session_state.get(JOB)
+    if job is not None and job.done:
+        st.session_state.setdefault(OUTCOMES, []).extend((r.status, r.line()) for r in job.reports())
+        del st.session_state[JOB]
+        ui.index_changed(engine)
+        return None
+    return job
+
+
+def queue(files: list[tuple[str, bytes]]) -> None:
+    """Ingest ``files`` after what runs: into the running upload, or held until a cancelled one stopped."""
+    job = collect()
+    if job is not None and job.cancelling:
+        st.session_state.setdefault(PENDING, []).extend(files)
+    elif job is None or not job.add(files):
+        st.session_state[JOB] = UploadJob.start(engine, files)
+
+
+def take_uploads(key: str) -> None:
+    """Move the files just dropped into the uploader to the upload, and give the page a fresh, empty uploader
+    (what was taken is shown in the progress panel, then in the outcomes)."""
+    files = st.session_state.get(key) or []
+    if files:
+        queue([(u.name, u.getvalue()) for u in files])
+        st.session_state[UPLOADER] = st.session_state.get(UPLOADER, 0) + 1
+
+
+job = collect()
+if job is None and st.session_state.get(PENDING):
+    queue(st.session_state.pop(PENDING))
+    job = collect()
 documents = ui.documents(engine)
 if any(d.file_name == SAMPLE_PDF.name for d in documents):
     st.page_link(
@@ -28,27 +65,17 @@ if any(d.file_name == SAMPLE_PDF.name for d in documents):
         icon=":material/compare_arrows:",
     )
 
-job: UploadJob | None = st.session_state.get(JOB)
-busy = job is not None and not job.done
-
-
-def start(files: list[tuple[str, bytes]]) -> None:
-    st.session_state[JOB] = UploadJob.start(engine, files)
-
-
-uploads = st.file_uploader(
-    "Add PDF, TXT or MD files", type=list(UPLOAD_TYPES), accept_multiple_files=True, key="uploads"
+generation = st.session_state.get(UPLOADER, 0)
+uploader_key = "uploads" if not generation else f"uploads-{generation}"
+st.file_uploader(
+    "Add PDF, TXT or MD files",
+    type=list(UPLOAD_TYPES),
+    accept_multiple_files=True,
+    key=uploader_key,
+    on_change=take_uploads,
+    args=(uploader_key,),
 )
-seen: set[str] = st.session_state.setdefault("ingested_uploads", set())
-new = [u for u in uploads or [] if u.file_id not in seen]
-if new and busy:
-    st.info(
-        f"{counted(len(new), 'more file')} {'waits' if len(new) == 1 else 'wait'} for the upload below to finish."
-    )
-elif new:
-    start([(u.name, u.getvalue()) for u in new])
-    seen.update(u.file_id for u in new)
-    busy = True
+busy = job is not None
 
 if not busy and not any(d.file_name == SAMPLE_PDF.name for d in documents) and SAMPLE_PDF.is_file():
     if not documents:
@@ -56,33 +83,31 @@ if not busy and not any(d.file_name == SAMPLE_PDF.name for d in documents) and S
     if st.button(
         f"Index the sample document: {SAMPLE_TITLE}", key="index_sample", icon=":material/library_add:"
     ):
-        start([(SAMPLE_PDF.name, SAMPLE_PDF.read_bytes())])
+        queue([(SAMPLE_PDF.name, SAMPLE_PDF.read_bytes())])
         busy = True
 
 
 @st.fragment(run_every=1.0 if busy else None)
 def progress_panel() -> None:
-    """The running upload, redrawn every second: a bar per file, elapsed and left time, Cancel."""
+    """The running upload, redrawn every second: the whole upload's bar with the time left, a bar per file,
+    Cancel."""
     running: UploadJob | None = st.session_state.get(JOB)
     if running is None:
         return
     if running.done:
-        outcomes = st.session_state.setdefault(OUTCOMES, [])
-        outcomes.extend((r.status, r.line()) for r in running.reports())
-        del st.session_state[JOB]
-        ui.index_changed(engine)
-        st.rerun()
+        st.rerun()  # the whole page: outcomes, the document list, and no more polling
     with st.container(border=True):
-        for fraction, line in running.snapshot():
+        rows, share, left = running.snapshot(), running.fraction(), running.seconds_left()
+        if len(rows) > 1:
+            st.progress(share, text=escape_markdown(overall_line(share, len(running.reports()), len(rows))))
+        for fraction, line in rows:
             st.progress(fraction, text=escape_markdown(line))
-        left = running.seconds_left()
         estimate = "estimating the time left…" if left is None else f"about {clock(left)} left"
         if running.cancelling:
             estimate = "cancelling: the current step finishes, then nothing of the file is written…"
-        done = len(running.reports())
-        st.caption(
-            f"{done} of {counted(len(running.files), 'file')} done · {clock(running.elapsed())} elapsed · {estimate}"
-        )
+        pending = st.session_state.get(PENDING, [])
+        waiting = f" · {counted(len(pending), 'more file')} after it" if pending else ""
+        st.caption(f"{clock(running.elapsed())} elapsed · {estimate}{waiting}")
         st.button("Cancel indexing", key="cancel_upload", on_click=running.cancel, icon=":material/cancel:")
 
 
@@ -121,6 +146,10 @@ if documents:
             for d in documents
         ],
         hide_index=True,
+        column_config={
+            "levels": st.column_config.NumberColumn(help=TERMS["levels"]),
+            "LLM fallbacks": st.column_config.NumberColumn(help=TERMS["fallbacks"]),
+        },
     )
 
     def remove(file_name: str) -> None:

@@ -12,6 +12,8 @@ import pytest
 from conftest import no_exceptions
 from llm_server import local_llm  # noqa: F401 - session fixture of the real-LLM test
 
+from drag_core.app.glossary import KNOBS, PINNED
+from drag_core.app.url_state import KNOBS as ADDRESS_KNOBS
 from drag_core.knee import DEFAULT_SENSITIVITIES, SENSITIVITIES
 from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams, readers
 
@@ -60,16 +62,25 @@ def test_the_first_screen_takes_its_defaults_from_the_library(open_app, small_in
     defaults = SearchParams()
     assert at.title[0].value == "Compare strategies"
     assert at.selectbox(key="knee_method").value == defaults.knee_method
-    slider = at.select_slider(key=f"sensitivity_{defaults.knee_method}")
+    sensitivity = slider = at.select_slider(key=f"sensitivity_{defaults.knee_method}")
     assert slider.value == defaults.sensitivity == 0.5
     assert [float(o) for o in slider.options] == list(SENSITIVITIES["relative"])
     assert at.slider(key="keep_range").value == (defaults.min_keep, defaults.max_keep) == (1, 20)
     assert at.radio(key="score_source").value == defaults.score_source
     for knob in ("top_k", "roots", "beam_width", "rrf_k", "doc_breadth"):
         assert at.slider(key=knob).value == getattr(defaults, knob)
-    for knob in ("top_k", "roots", "beam_width", "doc_breadth"):
-        assert at.slider(key=knob).help.endswith(f"Read by {', '.join(readers(knob))}.")
-        assert "(" not in at.slider(key=knob).label  # one line: the sliders stay aligned
+    for knob in ("top_k", "roots", "beam_width", "doc_breadth"):  # what it does, then who reads it
+        slider = at.slider(key=knob)
+        assert slider.label == KNOBS[knob].label
+        assert slider.help == f"{KNOBS[knob].does} Read by {', '.join(readers(knob))}."
+    assert at.slider(key="roots").label == "Seed pages (adaptive) / roots (branch, beam)"
+    assert at.slider(key="rrf_k").help.endswith("Read by every strategy.")
+    knee_knobs = {"knee_method": at.selectbox(key="knee_method"), "keep_range": at.slider(key="keep_range")}
+    knee_knobs |= {"sensitivity": sensitivity, "score_source": at.radio(key="score_source")}
+    for key, widget in knee_knobs.items():  # what it does, who reads it, that knee-beam does not follow it
+        assert widget.help.startswith(KNOBS[key].does) and " Read by " in widget.help, key
+        assert widget.help.endswith(PINNED), key
+    assert "The relative detector's S: keeps every item within S × (top − mean)" in sensitivity.help
     assert at.multiselect(key="strategies").value == DEFAULT
     assert {"flat", "flat-knee", "branch", "beam", "adaptive"} <= set(DEFAULT)
     assert at.text_input(key="query").value == ""
@@ -84,6 +95,43 @@ def test_a_question_in_the_address_is_asked_on_opening(open_app, small_index_cop
     no_exceptions(at)
     assert at.text_input(key="query").value == QUERY
     assert _cards(at) == DEFAULT
+
+
+def test_the_address_sets_the_whole_view_and_keeps_following_it(open_app, small_index_copy: Path) -> None:
+    at = open_app(small_index_copy)
+    asked_for = {"q": QUERY, "strategies": "adaptive,nope,flat", "top_k": "7", "knee_method": "gap"}
+    asked_for |= {"sensitivity": "2", "min_keep": "2", "max_keep": "4", "rrf_k": "999", "score_source": "rrf"}
+    for name, value in asked_for.items():
+        at.query_params[name] = value
+    at.switch_page(COMPARE).run()
+    no_exceptions(at)
+    assert at.text_input(key="query").value == QUERY
+    assert at.multiselect(key="strategies").value == ["adaptive", "flat"] and _cards(at) == [
+        "adaptive",
+        "flat",
+    ]
+    assert at.slider(key="top_k").value == 7 and at.slider(key="keep_range").value == (2, 4)
+    assert at.selectbox(key="knee_method").value == "gap"
+    assert at.select_slider(key="sensitivity_gap").value == 2.0  # the slider of the address's detector
+    assert at.radio(key="score_source").value == "rrf"
+    assert at.slider(key="rrf_k").value == SearchParams().rrf_k  # out of its range: not taken …
+    (note,) = [w.value for w in at.warning if "address asked for" in w.value]
+    assert "strategies=nope" in note and "rrf\\_k=999" in note  # … and said
+    address = {
+        k: at.query_params[k][-1] if isinstance(at.query_params[k], list) else at.query_params[k]
+        for k in at.query_params
+    }
+    assert set(address) == {"q", "strategies", *ADDRESS_KNOBS}  # every knob, in the address now
+    assert address["strategies"] == "adaptive,flat" and address["top_k"] == "7" and address["rrf_k"] == "60"
+    assert address["knee_method"] == "gap" and address["sensitivity"] == "2"
+
+    at.text_input(key="query").set_value("How many stores?").run()  # the address follows the question
+    assert at.query_params["q"] in ("How many stores?", ["How many stores?"])
+    assert [b.label for b in at.button if b.key.startswith("history_")] == [QUERY]
+    at.button(key="history_0").click().run()  # the earlier question, asked again in one click
+    no_exceptions(at)
+    assert at.text_input(key="query").value == QUERY
+    assert at.session_state["comparison"].query == QUERY
 
 
 def test_strategies_side_by_side_with_files_curves_overlap_and_exports(compared) -> None:

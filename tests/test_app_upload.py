@@ -53,7 +53,9 @@ def test_upload_indexes_several_files_and_keeps_failures_until_dismissed(open_ap
     ).run()
     no_exceptions(at)
     assert at.button(key="cancel_upload").label == "Cancel indexing"
-    assert len(at.get("progress")) == 3
+    assert len(at.get("progress")) == 4  # the whole upload, then each file
+    assert at.get("progress")[0].proto.text.startswith("All files\\: 0 % · 0 of 3 files done")
+    assert at.file_uploader[0].key != "uploads", "the files were taken: a fresh, empty uploader"
     _finish(at)
     no_exceptions(at)
     outcomes = _outcomes(at)
@@ -64,7 +66,7 @@ def test_upload_indexes_several_files_and_keeps_failures_until_dismissed(open_ap
     table = at.dataframe[0].value.set_index("file")
     assert table.loc[FOOTLOCKER.name, "pages"] == 4 and table.loc[FOOTLOCKER.name, "nodes"] >= 5
 
-    at.file_uploader(key="uploads").set_value((PEPSICO.name, PEPSICO.read_bytes(), "application/pdf")).run()
+    at.file_uploader[0].set_value((PEPSICO.name, PEPSICO.read_bytes(), "application/pdf")).run()
     _finish(at)
     outcomes = _outcomes(at)
     assert len(outcomes["error"]) == 1, "the earlier failure stays until dismissed"
@@ -81,7 +83,7 @@ def test_reuploading_an_unchanged_file_costs_nothing(open_app, tmp_path: Path) -
     at.run()  # a rerun with the same upload in the widget does not ingest it again
     assert "upload_job" not in at.session_state
     at.button(key="dismiss_outcomes").click().run()
-    at.file_uploader(key="uploads").set_value((PEPSICO.name, PEPSICO.read_bytes(), "application/pdf")).run()
+    at.file_uploader[0].set_value((PEPSICO.name, PEPSICO.read_bytes(), "application/pdf")).run()
     _finish(at)
     no_exceptions(at)
     success = _outcomes(at)["success"]

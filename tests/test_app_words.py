@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 from conftest import FINANCE
 
+from drag_core.app.compare import knob_readers
 from drag_core.app.display import describe_settings, escape_markdown, public_url, stale_warning
 from drag_core.app.environment import app_env
+from drag_core.app.glossary import KNOBS, METRICS, PINNED, SENSITIVITY_WORDS, TERMS, knob_help, knob_label
 from drag_core.app.sample import SAMPLE_PDF, sample_on_start
-from drag_core.app.uploads import progress_fraction, unchanged_report
+from drag_core.app.uploads import unchanged_report
 from drag_core.config import Bm25Params, LLMConfig, Settings
 from drag_core.engine import Engine
-from drag_core.ingest.pipeline import STAGES, ProgressEvent
 from drag_core.llm.answer import citations
 from drag_core.types import Node
 
@@ -61,13 +62,6 @@ def test_an_unchanged_upload_is_recognised_without_parsing(small_engine: Engine)
     )
 
 
-def test_progress_moves_forward_through_the_stages() -> None:
-    events = [ProgressEvent("f", stage, done, 4) for stage in STAGES for done in range(5)]
-    fractions = [progress_fraction(e) for e in events]
-    assert fractions == sorted(fractions) and fractions[0] == 0 and fractions[-1] == 1
-    assert progress_fraction(ProgressEvent("f", "vectors", 0, 0)) <= 1
-
-
 @pytest.mark.parametrize(
     "text", ["*bold* _it_ [link](http://x) ![img](http://y) `code` # h <b>x</b> $x$ :red[a]"]
 )
@@ -110,3 +104,18 @@ def test_citations_merge_consecutive_pages() -> None:
     pages = [page("a.pdf", 3), page("a.pdf", 4), page("a.pdf", 5), page("a.pdf", 9), page("b.pdf", 10)]
     assert citations(pages) == ["[a.pdf p.3–5]", "[a.pdf p.9]", "[b.pdf p.10]"]
     assert citations([]) == []
+
+
+def test_every_knob_says_in_one_sentence_what_it_does_and_who_reads_it() -> None:
+    for key, knob in KNOBS.items():
+        assert knob.does.endswith(".") and ". " not in knob.does.rstrip("."), key  # one sentence
+        pinned = f" {PINNED}" if knob.pinned else ""
+        assert knob_help(key) == f"{knob.does} {knob_readers(knob.param or key)}{pinned}"
+        assert knob_label(key) == knob.label
+    assert knob_help("roots").endswith("Read by branch, beam, adaptive.")
+    assert knob_label("roots") == "Seed pages (adaptive) / roots (branch, beam)"
+    for term in ("levels", "fallbacks", "parent_dense", "parent_sparse"):
+        assert TERMS[term]
+    assert "same number of pages" in METRICS["gain_vs_flat"]
+    for detector, words in SENSITIVITY_WORDS.items():  # the sensitivity says what S means for the detector
+        assert f"The {detector} detector's S: {words}" in knob_help("sensitivity", detector)

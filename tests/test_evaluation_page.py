@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import no_exceptions
+import pytest
+from conftest import child_env, no_exceptions
 from test_evaluation import write_page_dataset
+
+from drag_core.app.evaluation import plan_warning
+from drag_core.config import Settings
+from drag_core.evaluation.background import SECONDS_PER_PAGE, EvalJob, plan
+from drag_core.evaluation.datasets import load_dataset
+from drag_core.evaluation.index import MANIFEST, default_folder, ledger_entries, open_index, seconds_per_page
+from drag_core.ingest.pipeline import ProgressEvent
+from drag_core.ingest.vector_text import VectorPolicy
 
 EVALUATE = "pages/evaluate.py"
 
@@ -30,6 +39,7 @@ def test_evaluate_page_runs_strategies_on_a_data_set(open_app, tmp_path: Path) -
     at.run()
     no_exceptions(at)
     assert "evaluation_job" not in at.session_state
+    assert not job.folder.exists(), "the job's temporary folder is removed once its result is read"
     assert "tiny-pages: 2 queries" in at.subheader[0].value.replace("\\", "")
     summary = at.dataframe[0].value
     assert list(summary["strategy"]) == ["flat", "adaptive", "flat:top_k=12"]
@@ -61,6 +71,7 @@ def test_cancel_ends_the_background_run_and_the_next_run_completes_the_index(
     at.button(key="eval_cancel").click().run()
     no_exceptions(at)
     assert not job.running and "evaluation_job" not in at.session_state
+    assert job.status().stage == "cancelled" and not job.folder.exists(), "cancelled, its folder removed"
     assert any("Cancelled" in i.value for i in at.info)
     assert not list((tmp_path / "eval").rglob("manifest.json"))  # not marked complete
     at.button(key="eval_run").click().run()
@@ -78,3 +89,43 @@ def test_a_folder_that_is_no_data_set_is_reported(open_app, tmp_path: Path) -> N
     at.text_input(key="eval_folder").set_value(str(tmp_path)).run()
     no_exceptions(at)
     assert "neither a page data set" in at.error[0].value
+
+
+def test_after_an_interrupted_build_the_estimate_counts_what_is_indexed(tmp_path: Path, embedder) -> None:
+    root = write_page_dataset(tmp_path / "data" / "tiny-pages")
+    settings = Settings(eval_dir=tmp_path / "eval")
+    dataset, policy = load_dataset(root), VectorPolicy()
+    first = plan(dataset, policy, settings)
+    assert (first.files, first.indexed, first.measured) == (3, 0, False)
+    assert first.pages == 3 * 4 and first.seconds == first.pages * SECONDS_PER_PAGE
+    assert plan_warning(first, dataset.kind).startswith(
+        "The first run indexes the whole data set — 12 pages in 3"
+    )
+
+    def stop_at_the_second_file(event: ProgressEvent) -> None:
+        if event.file_name != dataset.files[0].name:
+            raise KeyboardInterrupt  # as a cancel ends the child: nothing more is written
+
+    with pytest.raises(KeyboardInterrupt):
+        open_index(dataset, settings, policy=policy, embedder=embedder, progress=stop_at_the_second_file)
+    folder = default_folder(dataset, policy, settings)
+    assert [e["file"] for e in ledger_entries(folder)] == [dataset.files[0].name]
+    assert not (folder / MANIFEST).exists()
+    after = plan(dataset, policy, settings)
+    assert (after.files, after.pages, after.indexed, after.measured) == (2, 8, 1, True)
+    assert after.seconds == pytest.approx(8 * seconds_per_page([folder]))
+    words = plan_warning(after, dataset.kind)
+    assert words.startswith(
+        "This run indexes the rest of the data set — 8 pages in 2 documents (1 document is"
+    )
+    assert "at the pace earlier runs measured on this machine" in words
+
+
+def test_a_failed_job_says_why_and_its_temporary_folder_goes(tmp_path: Path) -> None:
+    job = EvalJob.start(tmp_path / "no-such-data-set", 1, ["flat"], VectorPolicy(), env=child_env())
+    assert job.wait(300)
+    status = job.status()
+    assert status.stage == "failed" and status.error, status
+    assert job.folder.is_dir()
+    job.close()
+    assert not job.folder.exists()

@@ -10,12 +10,12 @@ import pytest
 
 from drag_core.app.compare import Comparer, Comparison
 from drag_core.app.figures.sensitivity import sensitivity_html
-from drag_core.app.figures.steps import TITLE_CHARS, _ticks, steps_figure
+from drag_core.app.figures.steps import LINE_CHARS, _ticks, steps_figure
 from drag_core.engine import Engine
 from drag_core.knee import SENSITIVITIES, find_knee
 from drag_core.search import SearchParams, SearchResult
 from drag_core.search.base import Step, StepKind
-from drag_core.search.explain import explain, fates, kept_by_sensitivity, step_rows
+from drag_core.search.explain import explain, fates, kept_by_sensitivity, step_rows, step_title
 from drag_core.store import Candidate
 
 QUERY = "What was net sales growth in the fourth quarter?"
@@ -101,14 +101,15 @@ def test_the_cut_and_what_the_strategy_kept_after_it_are_both_said() -> None:
     assert (row["kept"], row["cut"], row["knee rule"]) == (3, why.text, "kneedle S=1 on cosine")
 
 
-def test_a_long_step_name_is_shortened_in_its_panel_title_only() -> None:
+def test_a_long_step_name_is_wrapped_in_its_panel_title_never_cut() -> None:
     name = "pages of " + ", ".join(f"FILING_{i}_2023_10K.pdf" for i in range(4))
     step = Step(name, _candidates(5), kind=StepKind.PAGES)
     result = SearchResult("adaptive", "q", [], {}, [step], 1.0, 1, SearchParams())
     (title,) = [a.text for a in steps_figure(result).layout.annotations if a.text]
-    shown = title.split("</b>")[0].removeprefix("<b>")
-    assert shown.endswith(" …") and len(shown) <= TITLE_CHARS and shown[:-2] in name
-    assert step_rows(result)[0]["step"] == name
+    lines = re.findall(r"<b>(.*?)</b>", title)
+    assert len(lines) > 1 and all(len(line) <= LINE_CHARS for line in lines)
+    assert "".join(lines).replace(" ", "") == step_title(step).replace(" ", ""), "every character is shown"
+    assert "…" not in title and step_rows(result)[0]["step"] == step_title(step)
 
 
 def test_fates_tell_a_cap_from_the_knee_and_suppression_from_both() -> None:
@@ -117,6 +118,15 @@ def test_fates_tell_a_cap_from_the_knee_and_suppression_from_both() -> None:
     assert found == ["kept", "kept", "dropped", "cap", "cap", "cap", "knee", "knee", "knee", "knee"]
     plain = _step(2, 3)
     assert fates(plain, explain(plain)) == ["kept"] * 3 + ["knee"] * 7
+
+
+def test_a_breadth_step_tells_added_pages_from_covered_ones() -> None:
+    breadth = Step("breadth: flat top-5", _candidates(5), kind=StepKind.BREADTH)
+    breadth.keep(breadth.candidates[3:4])
+    assert fates(breadth, explain(breadth)) == ["covered"] * 3 + ["kept", "covered"]
+    breadth.keep([])
+    reason = explain(breadth)
+    assert reason.text.endswith("added 0 documents") and set(fates(breadth, reason)) == {"covered"}
 
 
 @pytest.mark.parametrize("method", ["kneedle", "relative", "chord"])
@@ -247,7 +257,6 @@ def test_only_the_outer_panels_of_a_row_name_their_axes(comparison: Comparison) 
     assert len(result.trace) == 3  # seeds, pages, breadth: one row
     layout = steps_figure(result).to_dict()["layout"]
     named = {k: v["title"]["text"] for k, v in layout.items() if k.startswith("yaxis") and v.get("title")}
-    assert {"yaxis2", "yaxis4"} <= set(
-        layout
-    )  # the first two panels have a cosine axis, the breadth step none
-    assert named == {"yaxis": "RRF"}  # the last panel of the row has no cosine axis to name
+    assert {"yaxis2", "yaxis4"} <= set(layout) and "yaxis6" not in layout  # cosine axes: not for breadth
+    # two panels a row: seeds and pages share the first, breadth starts the second
+    assert named == {"yaxis": "RRF", "yaxis4": "cosine", "yaxis5": "RRF"}

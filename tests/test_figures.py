@@ -136,8 +136,23 @@ def test_small_helpers() -> None:
     assert len(snippet("word " * 100, 50)) <= 50
 
 
-def test_a_parent_step_is_titled_by_its_pages() -> None:
+def test_every_step_is_titled_with_its_documents() -> None:
     assert step_title(Step("parent 99", [])) == "parent 99"
     parent = Candidate(99, -1, (7, 8), 1, "a.pdf", 3, 4, 0.5, 1, 1, 0.9)
-    assert step_title(Step("parent 99", [parent], kind=StepKind.PARENT, node_id=99)) == "parent p.3–4 (L1)"
-    assert step_title(Step("parent 99", [parent])) == "parent 99", "the kind decides, not the name"
+    titled = step_title(Step("parent 99", [parent], kind=StepKind.PARENT, node_id=99))
+    assert titled == "parent p.3–4 (L1) · a.pdf"
+    assert step_title(Step("parent 99", [parent])) == "parent 99 · a.pdf", (
+        "the kind decides the pages, not the name"
+    )
+    others = [Candidate(i, -1, (), 0, f"{name}.pdf", 1, 1, 0.5, 1, 1, 0.9) for i, name in enumerate("bcd")]
+    assert step_title(Step("generation 2", [parent, *others[:1]], kind=StepKind.GENERATION)) == (
+        "generation 2 · a.pdf, b.pdf"
+    )
+    assert step_title(Step("generation 2", [parent, *others], kind=StepKind.GENERATION)) == (
+        "generation 2 · 4 documents"
+    )
+    assert step_title(Step("roots", [parent], kind=StepKind.ROOTS)) == "roots (all documents)"
+    assert step_title(Step("seed pages (all documents)", [parent], kind=StepKind.SEEDS)) == (
+        "seed pages (all documents)"
+    )
+    assert step_title(Step("pages of a.pdf", [parent], kind=StepKind.PAGES)) == "pages of a.pdf"

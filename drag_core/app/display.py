@@ -20,6 +20,7 @@ __all__ = [
     "describe_settings",
     "escape_markdown",
     "page_span",
+    "percent",
     "public_url",
     "stale_warning",
 ]
@@ -47,6 +48,11 @@ def clock(seconds: float) -> str:
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def percent(fraction: float) -> str:
+    """``38 %`` (a share 0–1, rounded down so 99.6 % of the work never reads 100 %)."""
+    return f"{int(max(0.0, min(1.0, fraction)) * 100)} %"
 
 
 def escape_markdown(text: str) -> str:

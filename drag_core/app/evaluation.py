@@ -6,17 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from drag_core.app.display import clock, percent
+from drag_core.app.uploads import file_line
 from drag_core.config import Settings
 from drag_core.engine import Engine
-from drag_core.evaluation.background import EvalJob, JobStage, Plan, plan
-from drag_core.evaluation.datasets import Dataset, find_datasets, load_dataset
-from drag_core.evaluation.index import MANIFEST, default_folder
+from drag_core.evaluation.background import EvalJob, JobStage, Plan, Status, plan
+from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, find_datasets, load_dataset
+from drag_core.evaluation.index import LEDGER, MANIFEST, default_folder
 from drag_core.evaluation.labels import LABELS_NAME, Labels
 from drag_core.evaluation.on_index import IndexEvalJob, labels_dataset
 from drag_core.evaluation.report import headline, query_rows, summary_rows, sweep_verdicts, verdicts
 from drag_core.evaluation.runner import RunSpec, parse_spec
+from drag_core.ingest.pipeline import ProgressEvent
 from drag_core.ingest.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
 from drag_core.knee import KNEE_METHODS, SENSITIVITIES
+from drag_core.text import counted
 
 __all__ = [
     "PARENT_DENSE_CHOICES",
@@ -31,10 +35,12 @@ __all__ = [
     "VectorPolicy",
     "find_datasets",
     "headline",
-    "index_built_at",
     "labels_dataset",
+    "index_version",
+    "indexing_lines",
     "load_dataset",
     "plan",
+    "plan_warning",
     "query_rows",
     "run_specs",
     "start_labels_evaluation",
@@ -77,11 +83,15 @@ def sweep_values(param: str, settings: Settings) -> str:
     return SWEEP_VALUES.get(param, "")
 
 
-def index_built_at(dataset: Dataset, policy: VectorPolicy, settings: Settings) -> float:
-    """When the data set's index for this policy and these settings was last completed (0: never), so a
-    cached estimate is redone after a run builds it."""
-    manifest = default_folder(dataset, policy, settings) / MANIFEST
-    return manifest.stat().st_mtime if manifest.is_file() else 0.0
+def index_version(dataset: Dataset, policy: VectorPolicy, settings: Settings) -> tuple[float, int]:
+    """When the data set's index for this policy and these settings was last completed (0: never) and how
+    much its ledger holds, so a cached estimate is redone after a run builds the index or part of it."""
+    folder = default_folder(dataset, policy, settings)
+    manifest, ledger = folder / MANIFEST, folder / LEDGER
+    return (
+        manifest.stat().st_mtime if manifest.is_file() else 0.0,
+        ledger.stat().st_size if ledger.is_file() else 0,
+    )
 
 
 def run_specs(texts: Iterable[str], settings: Settings) -> list[RunSpec]:
@@ -98,3 +108,31 @@ def start_labels_evaluation(
     specs = run_specs(runs, settings)
     dataset, index = labels_dataset(engine, labels, limit)
     return IndexEvalJob(engine, dataset, specs, index)
+
+
+def indexing_lines(status: Status, left: str) -> tuple[str, str]:
+    """The two bars' texts while an evaluation indexes: the whole indexing (``Indexing: 45 % · 2 of 5
+    documents done · about 1:20 left``) and the current file (``R-lang.pdf — 38 % · embedding 32 of 69
+    texts``); ``left`` is the time left in words."""
+    files = f"{status.files_done} of {counted(status.files, 'document')} done · " if status.files else ""
+    event = ProgressEvent(status.file, status.file_stage, status.done, status.total)
+    return f"Indexing: {percent(status.fraction)} · {files}{left}", file_line(
+        status.file, status.file_fraction, event
+    )
+
+
+def plan_warning(cost: Plan, kind: str) -> str:
+    """What a run that must index first costs, in words: the pages and documents still to index (and how
+    many an earlier, interrupted run indexed already), about how long, at whose pace."""
+    unit, holder = ("passage", "passage") if kind == PASSAGE_KIND else ("page", "document")
+    pace = "at the pace earlier runs measured on this machine" if cost.measured else "at a typical pace"
+    size = f"{counted(cost.pages, unit)} in {counted(cost.files, holder)}"
+    if cost.indexed:
+        done = f"{counted(cost.indexed, 'document')} {'is' if cost.indexed == 1 else 'are'} indexed already"
+        start = f"This run indexes the rest of the data set — {size} ({done}), about {clock(cost.seconds)} {pace} —"
+    else:
+        start = f"The first run indexes the whole data set — {size}, about {clock(cost.seconds)} {pace} —"
+    return (
+        f"{start} whatever the number of queries (finding the right document is part of the task). Later runs "
+        "reuse the index. It runs in the background at a lower priority; you can cancel it."
+    )

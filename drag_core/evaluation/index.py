@@ -1,16 +1,18 @@
 """The evaluation's own index: one folder per data set and vector policy, rebuilt only when something changed.
 
 Layout of an index folder: ``qdrant/`` (the embedded store), ``description-cache.sqlite`` (with the page
-cache beside it; one per data set for the default folders) and ``manifest.json`` — what the index was built
-from (data set fingerprint, vector policy, summariser, models). When the manifest matches, the index is
-reused without reading a single document.
+cache beside it; one per data set for the default folders), ``manifest.json`` — what the index was built
+from (data set fingerprint, vector policy, summariser, models) — and ``indexed.jsonl``, one line per document
+indexed whole (its source, pages and seconds), written as each one is done. When the manifest matches, the
+index is reused without reading a single document; until then the ledger says what an interrupted build
+already holds and how fast this machine built it (``remaining_work``, ``seconds_per_page``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from drag_core.config import DEFAULT_BM25, IN_MEMORY, Bm25Params, Settings, defa
 from drag_core.engine import Engine
 from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, passages
 from drag_core.ingest.describe.base import Summarizer
-from drag_core.ingest.loading import LoadedDocument
+from drag_core.ingest.loading import LoadedDocument, expected_pages
 from drag_core.ingest.parsing import PageCache, Parser, page_cache_path
 from drag_core.ingest.pipeline import IngestReport, ProgressCallback, ProgressEvent
 from drag_core.ingest.vector_text import VectorPolicy, titled
@@ -27,6 +29,7 @@ from drag_core.models.embeddings import Embedder
 
 __all__ = [
     "CACHE",
+    "LEDGER",
     "MANIFEST",
     "PASSAGE_PROGRESS_EVERY",
     "corpus_avg_len",
@@ -35,11 +38,17 @@ __all__ = [
     "ensure_ingested",
     "identity",
     "ingest_dataset",
+    "ledger_entries",
     "open_index",
+    "passage_count",
+    "remaining_work",
+    "seconds_per_page",
     "shared_cache",
+    "source_key",
 ]
 
 MANIFEST = "manifest.json"
+LEDGER = "indexed.jsonl"
 CACHE = "description-cache.sqlite"
 PASSAGE_PROGRESS_EVERY = 250
 
@@ -139,7 +148,8 @@ def ensure_ingested(
     wanted = identity(dataset, engine)
     if manifest is not None and manifest.is_file() and json.loads(manifest.read_text()) == wanted:
         return wanted | {"reused": True, "failed": []}
-    reports = ingest_dataset(engine, dataset, progress)
+    ledger = None if manifest is None else manifest.with_name(LEDGER)
+    reports = ingest_dataset(engine, dataset, progress, ledger)
     names = {r.file_name for r in reports if r.ok}
     for document in engine.documents():
         if document.file_name not in names:
@@ -150,15 +160,90 @@ def ensure_ingested(
     return wanted | {"reused": False, "failed": failed}
 
 
+def source_key(path: Path) -> str:
+    """What identifies a document file in the ledger: its name, size and modification time (as the data set's
+    fingerprint reads them). A passage is keyed by the corpus fingerprint and its name."""
+    stat = path.stat()
+    return f"{path.name}/{stat.st_size}/{stat.st_mtime_ns}"
+
+
 def ingest_dataset(
-    engine: Engine, dataset: Dataset, progress: ProgressCallback | None = None
+    engine: Engine, dataset: Dataset, progress: ProgressCallback | None = None, ledger: Path | None = None
 ) -> list[IngestReport]:
-    """Ingest every document of the data set (unchanged ones are skipped by the engine)."""
+    """Ingest every document of the data set (unchanged ones are skipped by the engine), adding a line to
+    ``ledger`` for each document that is in the index when its ingest ends."""
     if dataset.kind != PASSAGE_KIND:
-        return engine.ingest_paths(dataset.files, progress)
+        keys = [source_key(path) for path in dataset.files]  # read before an ingest could change them
+        ingested = engine.iter_ingest_paths(dataset.files, progress)  # one report as each file ends
+        return [_recorded(ledger, key, report) for key, report in zip(keys, ingested)]
+    total, fingerprint = passage_count(dataset), dataset.fingerprint()
     reports = []
     for document in passages(dataset):
-        reports.append(engine.ingest_document(document))
-        if progress and len(reports) % PASSAGE_PROGRESS_EVERY == 0:
-            progress(ProgressEvent(dataset.name, "passages", len(reports), len(reports)))
+        report = engine.ingest_document(document)
+        reports.append(_recorded(ledger, f"{fingerprint}/{document.file_name}", report))
+        if progress and (len(reports) % PASSAGE_PROGRESS_EVERY == 0 or len(reports) == total):
+            progress(ProgressEvent(dataset.name, "passages", len(reports), total))
     return reports
+
+
+def _recorded(ledger: Path | None, key: str, report: IngestReport) -> IngestReport:
+    """``report``, with a ledger line written first when its document is in the index."""
+    if ledger is not None and report.ok:
+        entry = {
+            "key": key,
+            "file": report.file_name,
+            "pages": report.pages,
+            "seconds": round(report.seconds, 3),
+        }
+        with ledger.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(entry | {"status": str(report.status)}) + "\n")
+    return report
+
+
+def ledger_entries(folder: Path) -> list[dict[str, Any]]:
+    """The ledger of an index folder (empty when there is none; a line cut short by a crash is skipped)."""
+    path = folder / LEDGER
+    if not path.is_file():
+        return []
+    entries = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            continue
+    return entries
+
+
+def passage_count(dataset: Dataset) -> int:
+    """Passages of a passage data set (lines of its corpus)."""
+    import gzip
+
+    with gzip.open(dataset.root / "corpus.jsonl.gz", "rt") as lines:
+        return sum(1 for _ in lines)
+
+
+def remaining_work(dataset: Dataset, folder: Path) -> list[tuple[str, int]]:
+    """What building the index in ``folder`` still has to ingest, in order: (file, about how many pages) of
+    every document its ledger does not hold — for a passage set, one entry (the data set, passages left)."""
+    done = {entry.get("key") for entry in ledger_entries(folder)}
+    if dataset.kind == PASSAGE_KIND:
+        prefix = f"{dataset.fingerprint()}/"
+        left = passage_count(dataset) - sum(1 for key in done if str(key).startswith(prefix))
+        return [(dataset.name, left)] if left > 0 else []
+    return [
+        (path.name, expected_pages(path.name, path.read_bytes()))
+        for path in dataset.files
+        if source_key(path) not in done
+    ]
+
+
+def seconds_per_page(folders: Iterable[Path]) -> float | None:
+    """Seconds an ingest took per page (or passage) in the ledgers of ``folders`` — this machine's pace —
+    counting only documents that were ingested (not found unchanged); None without any."""
+    seconds = pages = 0.0
+    for folder in folders:
+        for entry in ledger_entries(folder):
+            if entry.get("status") in ("indexed", "replaced") and entry.get("pages"):
+                seconds += float(entry.get("seconds", 0.0))
+                pages += float(entry["pages"])
+    return seconds / pages if pages and seconds else None

@@ -65,6 +65,8 @@ class IndexEvalJob:
     def _run(self, engine: Engine, dataset: Dataset, specs: list[RunSpec], index: dict[str, Any]) -> None:
         def progress(done: int, total: int, query_id: str) -> None:
             self._status.queries_done = done
+            if done >= 2:  # the pace of the questions asked so far
+                self._status.seconds_left = self.elapsed() / done * (total - done)
             if self._cancelled.is_set():
                 raise _Cancelled
 
@@ -88,6 +90,9 @@ class IndexEvalJob:
         """Stop after the question being asked, and wait for it."""
         self._cancelled.set()
         self._thread.join()
+
+    def close(self) -> None:
+        """Nothing to remove: the evaluation ran in this process (``EvalJob.close`` removes a folder)."""
 
     def result(self) -> tuple[Report, None]:
         """``(report, None)`` once done (the shape of ``EvalJob.result`` without a sweep)."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from drag_core.errors import DragError
-from drag_core.ingest.pdf_text import DEFAULT_PDF_ENGINE, PdfError, pdf_pages
+from drag_core.ingest.pdf_text import DEFAULT_PDF_ENGINE, PdfError, pdf_page_count, pdf_pages
 from drag_core.types import Page
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "clean_file_name",
     "decode_text",
     "document_id",
+    "expected_pages",
     "load_bytes",
     "load_path",
     "split_sections",
@@ -88,6 +89,17 @@ def clean_file_name(name: str) -> str:
 def document_id(data: bytes) -> str:
     """Content hash that identifies one version of a document."""
     return hashlib.sha256(data).hexdigest()[:32]
+
+
+def expected_pages(name: str, data: bytes) -> int:
+    """How many pages loading the file gives, for a progress estimate, without reading a PDF's text (its page
+    count) — a text file is cut into its sections (string work only); at least 1."""
+    if Path(name).suffix.lower() in PDF_SUFFIXES:
+        return max(1, pdf_page_count(data))
+    try:
+        return max(1, len(split_sections(decode_text(data), limit=DEFAULT_MAX_PAGES)))
+    except LoadError:  # not text: loading it says why
+        return 1
 
 
 def load_path(

@@ -19,7 +19,7 @@ from drag_core.ingest.describe.describer import Describer
 from drag_core.ingest.lease import Lease
 from drag_core.ingest.loading import LoadedDocument, LoadError
 from drag_core.ingest.tree import build_tree, parent_count
-from drag_core.ingest.vector_text import VectorPolicy, dense_vectors, sparse_texts
+from drag_core.ingest.vector_text import VectorPolicy, dense_count, dense_vectors, sparse_texts
 from drag_core.models.embeddings import Embedder
 from drag_core.store import NodeStore
 from drag_core.text import counted
@@ -190,13 +190,14 @@ class Ingestor:
             nodes = build_tree(document, pages, self._level_describer(len(pages), stage("tree")))
         report.nodes = len(nodes)
         report.fallbacks = sum(1 for n in nodes if n.fallback_reason)
-        with timer("vectors"):
-            stage("vectors")(0, len(nodes))
+        with timer("vectors"):  # counted in texts the dense model embeds, the unit of its batches
+            embedded = dense_count(nodes, self.policy)
+            stage("vectors")(0, embedded)
             dense = dense_vectors(
                 nodes, self.policy, lambda texts: self.embedder.dense(texts, stage("vectors"))
             )
             sparse = self.embedder.sparse(sparse_texts(nodes, self.policy))
-            stage("vectors")(len(nodes), len(nodes))
+            stage("vectors")(embedded, embedded)
         _describe_root(nodes[-1], report, self.policy, self.embedder.sparse_identity)
         stop_if_asked(cancel)  # the last chance: from here on the document is written whole
         with timer("store"), self.lock:

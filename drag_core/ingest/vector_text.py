@@ -25,6 +25,7 @@ __all__ = [
     "PARENT_DENSE_CHOICES",
     "PARENT_SPARSE_CHOICES",
     "VectorPolicy",
+    "dense_count",
     "dense_vectors",
     "leaf_text",
     "sparse_texts",
@@ -97,6 +98,18 @@ def sparse_texts(nodes: Sequence[Node], policy: VectorPolicy) -> list[str]:
     return out
 
 
+def _dense_text(node: Node, policy: VectorPolicy) -> str | None:
+    """The text a node's dense vector embeds (None: a centroid of its children's vectors, no model call)."""
+    if node.level == 0:
+        return leaf_text(node)
+    return _described(node) if policy.parent_dense == "summary" else None
+
+
+def dense_count(nodes: Sequence[Node], policy: VectorPolicy) -> int:
+    """How many texts ``dense_vectors`` gives the model: the ingest's count of its vectors stage."""
+    return sum(1 for n in nodes if n.level == 0 or policy.parent_dense == "summary")
+
+
 def dense_vectors(
     nodes: Sequence[Node], policy: VectorPolicy, embed: Callable[[list[str]], np.ndarray]
 ) -> np.ndarray:
@@ -105,10 +118,7 @@ def dense_vectors(
     ``nodes`` are ordered leaves first, parents after their children (as ``tree.build_tree`` returns them).
     """
     index = {n.id: i for i, n in enumerate(nodes)}
-    texts = [
-        leaf_text(n) if n.level == 0 else _described(n) if policy.parent_dense == "summary" else None
-        for n in nodes
-    ]
+    texts = [_dense_text(n, policy) for n in nodes]
     embedded_at = [i for i, t in enumerate(texts) if t is not None]
     embedded = embed([texts[i] for i in embedded_at])
     vectors = np.zeros((len(nodes), embedded.shape[1]), dtype=np.float32)

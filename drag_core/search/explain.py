@@ -20,6 +20,8 @@ from drag_core.text import counted, page_span
 
 __all__ = [
     "CURVE_NAMES",
+    "NAMED_DOCUMENTS",
+    "WHOLE_INDEX",
     "CutReason",
     "CutRule",
     "Fate",
@@ -55,6 +57,7 @@ class Fate(StrEnum):
     DROPPED = "dropped"  # within the cut, but suppressed (parent/child) or not followed
     KNEE = "knee"  # cut by the knee
     CAP = "cap"  # cut by a cap though the knee would have kept it
+    COVERED = "covered"  # breadth: not added, its document is in the answer already
 
 
 @dataclass(frozen=True)
@@ -122,8 +125,11 @@ def explain(step: Step) -> CutReason:
 
 def fates(step: Step, reason: CutReason) -> list[Fate]:
     """What happened to each candidate, in ranking order: kept; dropped by the strategy (suppressed, not
-    followed); cut by the knee; or cut by a cap though the knee would have kept it."""
+    followed); cut by the knee; or cut by a cap though the knee would have kept it. A breadth step adds the
+    pages of the documents the answer lacks; every other page of it was covered (its document is there)."""
     kept = set(step.kept)
+    if step.kind is StepKind.BREADTH:
+        return [Fate.KEPT if c.id in kept else Fate.COVERED for c in step.candidates]
     cut = len(step.candidates) if reason.kept is None else reason.kept
     natural = cut if reason.natural is None else reason.natural
     out = []
@@ -152,13 +158,28 @@ def kept_by_sensitivity(step: Step) -> tuple[list[float], list[int], list[int | 
     return grid, kept, knees
 
 
+#: Steps that rank the whole index: every document takes part, whichever the best results come from.
+WHOLE_INDEX = frozenset({StepKind.ROOTS, StepKind.LEAVES, StepKind.SEEDS, StepKind.BREADTH})
+#: At most this many documents are named in a step's title (more are counted).
+NAMED_DOCUMENTS = 2
+
+
 def step_title(step: Step) -> str:
-    """Plain-text name of a step; a ``PARENT`` step is named by the parent's pages."""
+    """Plain-text name of a step with the documents it ranked: a ``PARENT`` step by the parent's pages and
+    level and its file (``parent p.1–30 (L3) · R-data.pdf``), a step over the whole index ``(all
+    documents)``, any other by the files of its candidates (counted beyond ``NAMED_DOCUMENTS``)."""
+    name = step.name
     if step.kind is StepKind.PARENT:
         parent = next((c for c in step.candidates if c.id == step.node_id), None)
         if parent is not None:
-            return f"parent {page_span(parent.page_start, parent.page_end)} (L{parent.level})"
-    return step.name
+            name = f"parent {page_span(parent.page_start, parent.page_end)} (L{parent.level})"
+    files = list(dict.fromkeys(c.file_name for c in step.candidates))
+    if step.kind in WHOLE_INDEX:
+        return name if "all documents" in name else f"{name} (all documents)"
+    if not files or any(f in name for f in files):
+        return name
+    named = ", ".join(files) if len(files) <= NAMED_DOCUMENTS else counted(len(files), "document")
+    return f"{name} · {named}"
 
 
 def knee_words(step: Step) -> str:

@@ -8,11 +8,15 @@ from drag_core.app.compare import Comparison
 from drag_core.app.figures.style import FONT
 from drag_core.text import counted
 
-__all__ = ["overlap_figure"]
+__all__ = ["UPRIGHT_AFTER", "overlap_figure"]
+
+#: Strategies whose names fit side by side under the map in the narrowest window.
+UPRIGHT_AFTER = 6
 
 
 def overlap_figure(comparison: Comparison) -> go.Figure:
-    """Heatmap of the page overlap (Jaccard) between every two strategies, with the shared page counts."""
+    """Heatmap of the page overlap between every two strategies: each cell the Jaccard share (pages both
+    return over pages either returns) and the shared page count."""
     names = list(comparison.runs)
     pages = {name: comparison.runs[name].pages for name in names}
     jaccard = {(name, name): 1.0 for name in names}
@@ -32,7 +36,7 @@ def overlap_figure(comparison: Comparison) -> go.Figure:
             zmin=0,
             zmax=1,
             colorscale=[[0, "#f1f3f5"], [1, "#00798c"]],
-            colorbar={"title": "Jaccard"},
+            showscale=False,  # every cell says its share; a colour bar would take the names' width
             hovertemplate="%{y} ∩ %{x}: %{text}<extra></extra>",
         )
     )
@@ -41,5 +45,7 @@ def overlap_figure(comparison: Comparison) -> go.Figure:
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
         font=FONT,
         yaxis={"autorange": "reversed"},
+        # names side by side while they fit the narrowest window (1000 px); more stand upright, never slanted
+        xaxis={"tickangle": 0 if len(names) <= UPRIGHT_AFTER else -90},
     )
     return figure

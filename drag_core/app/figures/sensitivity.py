@@ -15,17 +15,19 @@ from drag_core.search import SearchResult
 from drag_core.search.base import Step
 from drag_core.search.explain import kept_by_sensitivity, step_title
 
-__all__ = ["BOTTOM", "CSS", "HEIGHT", "LEFT", "RIGHT", "TICKS", "TOP", "WIDTH", "sensitivity_html"]
+__all__ = ["BOTTOM", "CSS", "HEIGHT", "LEFT", "MAX_PX", "RIGHT", "TICKS", "TOP", "WIDTH", "sensitivity_html"]
 
-WIDTH, HEIGHT = 320, 96
-LEFT, RIGHT, TOP, BOTTOM = 30, 10, 8, 30
+#: The image's own size: drawn 1:1 in the narrowest column (1000 px window) and at most ``MAX_PX`` wide.
+WIDTH, HEIGHT = 260, 92
+LEFT, RIGHT, TOP, BOTTOM = 28, 8, 8, 30
+MAX_PX = 360
 #: Most tick labels under one line.
 TICKS = 6
-CSS = """<style>
-.drag-kvs{display:grid;gap:0 4%;margin:0 0 0.5rem 0}
-.drag-kvs .panel{min-width:0;text-align:center}
-.drag-kvs .title{font-size:11px;color:#495057;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
-.drag-kvs img{width:100%;height:auto}
+CSS = f"""<style>
+.drag-kvs{{display:grid;gap:0.25rem 4%;margin:0 0 0.5rem 0}}
+.drag-kvs .panel{{min-width:0;text-align:center}}
+.drag-kvs .title{{font-size:12px;color:#495057;overflow-wrap:anywhere}}
+.drag-kvs img{{width:100%;max-width:{MAX_PX}px;height:auto}}
 </style>"""
 
 
@@ -81,7 +83,7 @@ def _panel(step: Step) -> str:
     )
     svg = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="DejaVu Sans,Arial,'
-        f'sans-serif" font-size="10" fill="#495057">{axes}{ticks}'
+        f'sans-serif" font-size="11" fill="#495057">{axes}{ticks}'
         f'<path d="{path}" stroke="{FATES["kept"][1]}" stroke-width="1.5" fill="none"/>{points}{mark}</svg>'
     )
     title = f"kept vs sensitivity · {html.escape(step_title(step))}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass
-from textwrap import shorten
+from textwrap import wrap
 from typing import Any
 
 import plotly.graph_objects as go
@@ -19,7 +19,7 @@ from drag_core.search.base import Step
 from drag_core.search.explain import CURVE_NAMES, CutReason, Fate, explain, fates, step_title
 from drag_core.store import Candidate
 
-__all__ = ["COSINE_COLOR", "CURVE_COLUMNS", "FATES", "KNEE_COLOR", "RRF_COLOR", "steps_figure"]
+__all__ = ["COSINE_COLOR", "CURVE_COLUMNS", "FATES", "KNEE_COLOR", "LINE_CHARS", "RRF_COLOR", "steps_figure"]
 
 #: How each fate of a candidate is drawn: legend text and colour.
 FATES: dict[Fate, tuple[str, str]] = {
@@ -27,14 +27,20 @@ FATES: dict[Fate, tuple[str, str]] = {
     Fate.DROPPED: ("dropped (suppressed / not followed)", "#edae49"),
     Fate.KNEE: ("cut by the knee", "#adb5bd"),
     Fate.CAP: ("cut by a cap (max-keep / roots)", "#7b2cbf"),
+    Fate.COVERED: ("already in the answer (its document is)", "#90be6d"),
 }
 KNEE_COLOR = "#d1495b"
 RRF_COLOR = "#495057"
 COSINE_COLOR = "#3d5a80"
-CURVE_COLUMNS = 3
-PANEL_PX, TITLE_PX, TICKS_PX, LEGEND_PX = 240, 80, 52, 84
-#: Longest step name a panel title shows (the table under the figure has the whole name).
-TITLE_CHARS = 34
+#: Panels side by side: two stay readable from the narrowest window (1000 px, ~540 px of figure) up.
+CURVE_COLUMNS = 2
+#: Share of the figure's width between two panels: the left one's cosine ticks and the right one's RRF ticks.
+GAP = 0.24
+PANEL_PX, TICKS_PX, LINE_PX = 220, 60, 16
+#: Characters per line of a panel title: a 12 px title over the narrowest panel (~200 px) wraps there.
+LINE_CHARS = 28
+#: Ticks on the rank axis at most (its labels never rotate).
+RANK_TICKS = 5
 
 
 @dataclass(frozen=True)
@@ -68,7 +74,7 @@ class _Grid:
 
     def domains(self, index: int) -> tuple[list[float], list[float]]:
         """The x and y domains (paper fractions) of panel ``index``."""
-        gap = 0.2 if self.columns > 1 else 0.0
+        gap = GAP if self.columns > 1 else 0.0
         width = (1 - gap * (self.columns - 1)) / self.columns
         row, col = divmod(index, self.columns)
         total = self.block * self.rows
@@ -79,14 +85,15 @@ class _Grid:
         ]
 
     def layout(self, legend: bool) -> dict[str, Any]:
-        top = LEGEND_PX if legend else 10
+        """The figure's layout; the legend sits above the panels and the top margin grows to hold it in as
+        many rows as the width needs (Plotly's automargin)."""
         return {
-            "height": self.block * self.rows + top + 20,
-            "margin": {"l": 10, "r": 36, "t": top, "b": 20},  # room for the last column's title
+            "height": self.block * self.rows + 30,
+            "margin": {"l": 10, "r": 36, "t": 10, "b": 20, "autoexpand": True},  # r: room for the last title
             "font": FONT,
             "plot_bgcolor": "#ffffff",
             "showlegend": legend,
-            "legend": {"orientation": "h", "y": 1.0, "yanchor": "top", "yref": "container", "x": 0},
+            "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "yref": "paper", "x": 0},
             "hovermode": "closest",
             "annotations": [],
             "shapes": [],
@@ -103,15 +110,17 @@ def steps_figure(result: SearchResult) -> go.Figure:
     show the current sensitivity (``figures.sensitivity.sensitivity_html`` does), so a slider step that does not move a cut
     draws the same figure and the browser has nothing to redraw."""
     steps = result.trace
-    grid = _Grid(len(steps), TITLE_PX + PANEL_PX + TICKS_PX, TITLE_PX, PANEL_PX)
+    reasons = [explain(step) for step in steps]
+    titles = [_title_lines(step, why) for step, why in zip(steps, reasons)]
+    title_px = LINE_PX * max((len(a) + len(b) for a, b in titles), default=2) + 16
+    grid = _Grid(len(steps), title_px + PANEL_PX + TICKS_PX, title_px, PANEL_PX)
     layout = grid.layout(legend=True)
     data: list[dict[str, Any]] = []
     shown: set[str] = set()
-    for index, step in enumerate(steps):
+    for index, (step, why) in enumerate(zip(steps, reasons)):
         x_domain, y_domain = grid.domains(index)
         cell = _Cell(x=index + 1, y=2 * index + 1)
-        why = explain(step)
-        layout["annotations"].append(_title(step, why, sum(x_domain) / 2, y_domain[1]))
+        layout["annotations"].append(_title(titles[index], why, sum(x_domain) / 2, y_domain[1]))
         _draw_step(data, layout, step, why, cell, shown)
         column = index % grid.columns
         _axes(layout, cell, x_domain, y_domain)
@@ -121,11 +130,21 @@ def steps_figure(result: SearchResult) -> go.Figure:
     return go.Figure(data=data, layout=layout, _validate=False)
 
 
-def _title(step: Step, why: CutReason, x: float, y: float) -> dict[str, Any]:
+def _title_lines(step: Step, why: CutReason) -> tuple[list[str], list[str]]:
+    """A panel's title as lines that fit the narrowest panel: what was ranked (with its documents), then why
+    the cut is where it is (``→ kept 3`` on a line of its own). Wrapped, never cut short."""
+    name = wrap(step_title(step), LINE_CHARS, break_on_hyphens=False) or [""]
+    parts = why.text.split(" → ")
+    reason = [line for n, part in enumerate(parts) for line in wrap(("→ " if n else "") + part, LINE_CHARS)]
+    return name, reason
+
+
+def _title(lines: tuple[list[str], list[str]], why: CutReason, x: float, y: float) -> dict[str, Any]:
     colour = FATES[Fate.CAP][1] if why.capped else (KNEE_COLOR if why.knee_rank else "#495057")
+    name, reason = lines
     return {
-        "text": f"<b>{html.escape(shorten(step_title(step), TITLE_CHARS, placeholder=' …'))}</b><br>"
-        f"<span style='color:{colour}'>{html.escape(why.text).replace(' → ', '<br>→ ')}</span>",
+        "text": "<br>".join(f"<b>{html.escape(line)}</b>" for line in name)
+        + f"<br><span style='color:{colour}'>{'<br>'.join(html.escape(line) for line in reason)}</span>",
         "x": x,
         "y": y,
         "xref": "paper",
@@ -203,7 +222,12 @@ def _draw_step(
                 }
             )
     layout[f"yaxis{cell.y}"] = {"title": {"text": "RRF", "standoff": 2}, **_ticks(fused or [0.0])}
-    layout[f"xaxis{cell.x}"] = {"tick0": 1, "dtick": max(1, math.ceil(len(fused) / 8))}
+    layout[f"xaxis{cell.x}"] = {
+        "tick0": 1,
+        "dtick": max(1, math.ceil(len(fused) / RANK_TICKS)),
+        "tickangle": 0,
+        "range": [0.5, max(1, len(fused)) + 0.5],
+    }
     knee_curve, knee_axis = (step.curve, y2) if cosine else (step.curve or fused, y)
     if cosine:
         data.append(

@@ -12,7 +12,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,11 +23,13 @@ from drag_core.app.compare import Comparer, Comparison
 from drag_core.app.display import escape_markdown
 from drag_core.app.environment import app_env
 from drag_core.app.sample import SAMPLE_PDF, sample_on_start
-from drag_core.app.uploads import progress_fraction, progress_text, unchanged_report
+from drag_core.app.uploads import file_line, outcome_counts, unchanged_report
 from drag_core.config import Bm25Params, LLMConfig, Settings
 from drag_core.engine import DocumentInfo, Engine
 from drag_core.errors import DragError
-from drag_core.ingest.pipeline import IngestReport, ProgressEvent
+from drag_core.ingest.loading import expected_pages
+from drag_core.ingest.pipeline import IngestReport, IngestStatus, ProgressEvent
+from drag_core.ingest.progress import ProgressMeter
 from drag_core.models.embeddings import Embedder
 from drag_core.text import counted
 
@@ -41,14 +43,18 @@ __all__ = [
     "index_changed",
     "indexed_documents",
     "ingest_files",
+    "keep_address",
     "kept",
     "last_comparison",
     "llm_config",
+    "opened_address",
+    "set_widgets",
     "settings",
     "show_text",
 ]
 
 KEPT = "kept_values"
+ADDRESS = "address_written"
 COMPARISON = "comparison"
 FIGURES = "figure_cache"
 FIGURES_KEPT = 48
@@ -123,22 +129,26 @@ def engine() -> Engine:
 
 
 def ingest_files(engine: Engine, files: list[tuple[str, bytes]], label: str) -> list[IngestReport]:
-    """Ingest files under an ``st.status`` with a progress bar per file and one result line each."""
+    """Ingest files under an ``st.status`` with a progress bar per file (its share of the work, in words) and
+    one result line each."""
     reports = []
     with st.status(f"{label} ({counted(len(files), 'file')})…", expanded=True) as status:
         for name, data in files:
             bar = st.progress(0.0, text=escape_markdown(f"{name} — waiting"))
+            meter = ProgressMeter([(name, expected_pages(name, data))], time.monotonic())
 
-            def show(event: ProgressEvent, bar: Any = bar) -> None:
-                bar.progress(progress_fraction(event), text=escape_markdown(progress_text(event)))
+            def show(event: ProgressEvent, bar: Any = bar, meter: ProgressMeter = meter) -> None:
+                meter.moved(0, event, time.monotonic())
+                share = meter.file_fraction(0)
+                bar.progress(share, text=escape_markdown(file_line(event.file_name, share, event)))
 
             report = unchanged_report(documents(engine), name, data) or engine.ingest_bytes(name, data, show)
             index_changed(engine)
             bar.progress(1.0, text=escape_markdown(report.line()))
             reports.append(report)
-        failed = sum(not r.ok for r in reports)
+        failed = any(r.status is IngestStatus.FAILED for r in reports)
         status.update(
-            label=f"{label}: {len(reports) - failed} done, {failed} failed",
+            label=f"{label}: {outcome_counts(reports)}",
             state="error" if failed else "complete",
             expanded=True,
         )
@@ -212,6 +222,30 @@ def kept(widget: Callable[..., Any], label: str, key: str, default: Any, **kwarg
     st.session_state[key] = value
     values[key] = widget(label, key=key, **kwargs)
     return values[key]
+
+
+def opened_address() -> dict[str, str] | None:
+    """The address's query when it is new to this session — a link opened, a page reloaded — else None (what
+    this session wrote itself, or nothing, as after moving between pages)."""
+    current = st.query_params.to_dict()
+    if not current or current == st.session_state.get(ADDRESS):
+        return None
+    st.session_state[ADDRESS] = current
+    return current
+
+
+def keep_address(query: Mapping[str, str]) -> None:
+    """Make the browser's address hold ``query`` (a message only when it changed)."""
+    wanted = dict(query)
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+    st.session_state[ADDRESS] = wanted
+
+
+def set_widgets(values: Mapping[str, Any]) -> None:
+    """Give widgets values before they are drawn (widget key → value)."""
+    for key, value in values.items():
+        st.session_state[key] = value
 
 
 def _among(value: Any, options: Any) -> bool:

@@ -1,0 +1,151 @@
+"""The Compare view as an address: the question, the chosen strategies and every knob in the URL's query, so a
+view can be shared and opened again as it was; and the questions asked in a session, most recent first.
+
+Every knob is written, defaults included, so a link opens the same view after the defaults change. Reading an
+address keeps what it understands and names what it ignores (an unknown strategy, a value out of a knob's
+range), never failing the page. No Streamlit here: the page hands over its query parameters (a mapping of
+names to text) and the widgets' keys get the values (``widget_values``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from drag_core.params import SCORE_SOURCES, SearchParams
+
+__all__ = [
+    "HISTORY_KEPT",
+    "KNOBS",
+    "QUERY",
+    "STRATEGIES",
+    "OpenedView",
+    "asked",
+    "read_view",
+    "view_query",
+    "widget_values",
+]
+
+QUERY, STRATEGIES = "q", "strategies"
+#: The ``SearchParams`` fields the Compare page sets, in the order the address lists them.
+KNOBS = (
+    "top_k",
+    "roots",
+    "beam_width",
+    "rrf_k",
+    "doc_breadth",
+    "knee_method",
+    "sensitivity",
+    "min_keep",
+    "max_keep",
+    "score_source",
+)
+HISTORY_KEPT = 20
+
+
+def _text(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def view_query(query: str, strategies: Sequence[str], params: SearchParams) -> dict[str, str]:
+    """The address's query for a view: the question, the strategies in their order, every knob."""
+    return {
+        QUERY: query,
+        STRATEGIES: ",".join(strategies),
+        **{name: _text(getattr(params, name)) for name in KNOBS},
+    }
+
+
+@dataclass(frozen=True)
+class OpenedView:
+    """What an address asks for (None or absent: it does not say).
+
+    Attributes:
+        query: the question.
+        strategies: the strategies, in order (unknown names left out).
+        knobs: ``SearchParams`` field → value, for the knobs it sets within their ranges.
+        ignored: what was not understood, as ``name=value``, for a note on the page.
+    """
+
+    query: str | None = None
+    strategies: list[str] | None = None
+    knobs: dict[str, Any] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)
+
+
+def read_view(
+    params: Mapping[str, str],
+    strategies: Collection[str],
+    bounds: Mapping[str, tuple[float, float]],
+    choices: Mapping[str, Collection[str]],
+) -> OpenedView:
+    """The view an address asks for. ``strategies`` are the known ones; a numeric knob must lie in its
+    ``bounds`` (least, most), a named one among its ``choices`` (``score_source`` among ``SCORE_SOURCES``
+    unless given); a knob in neither is not read. ``min_keep`` above ``max_keep`` drops both."""
+    ignored = []
+    names = None
+    if STRATEGIES in params:
+        asked_for = [n.strip() for n in params[STRATEGIES].split(",") if n.strip()]
+        names = [n for n in dict.fromkeys(asked_for) if n in strategies]
+        ignored += [f"{STRATEGIES}={n}" for n in asked_for if n not in strategies]
+    knobs: dict[str, Any] = {}
+    named = {"score_source": SCORE_SOURCES, **choices}
+    for name in KNOBS:
+        if name not in params:
+            continue
+        value = _parsed(params[name], bounds.get(name), named.get(name))
+        if value is None:
+            ignored.append(f"{name}={params[name]}")
+        else:
+            knobs[name] = value
+    if knobs.get("min_keep", 0) > knobs.get("max_keep", float("inf")):
+        ignored += [f"{n}={params[n]}" for n in ("min_keep", "max_keep")]
+        knobs.pop("min_keep"), knobs.pop("max_keep")
+    query = params.get(QUERY)
+    return OpenedView(query if query is None else query.strip(), names, knobs, ignored)
+
+
+def _parsed(text: str, bounds: tuple[float, float] | None, choices: Collection[str] | None) -> Any:
+    """``text`` as a knob's value: one of ``choices``, or a number within ``bounds`` (an int when whole);
+    None when it is neither."""
+    if choices is not None:
+        return text if text in choices else None
+    if bounds is None:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    if not bounds[0] <= number <= bounds[1]:
+        return None
+    return int(number) if number.is_integer() and isinstance(bounds[0], int) else number
+
+
+def widget_values(
+    view: OpenedView, current: SearchParams, keep_range: str, sensitivity: str = "sensitivity"
+) -> dict[str, Any]:
+    """Widget key → value for what ``view`` sets: the question under ``query``, the strategies under
+    ``strategies``, the sensitivity under ``sensitivity`` (the slider of the view's detector), min/max kept as
+    one range under ``keep_range`` (the half the view does not set taken from ``current``), every other knob
+    under its field name."""
+    values: dict[str, Any] = {k: v for k, v in view.knobs.items() if k not in ("min_keep", "max_keep")}
+    if "sensitivity" in values:
+        values[sensitivity] = values.pop("sensitivity")
+    if "min_keep" in view.knobs or "max_keep" in view.knobs:
+        least = view.knobs.get("min_keep", current.min_keep)
+        most = view.knobs.get("max_keep", current.max_keep)
+        values[keep_range] = (least, most) if most is None or least <= most else (least, least)
+    if view.query:
+        values["query"] = view.query
+    if view.strategies is not None:
+        values["strategies"] = view.strategies
+    return values
+
+
+def asked(history: Sequence[str], query: str, kept: int = HISTORY_KEPT) -> list[str]:
+    """The session's questions with ``query`` asked now: most recent first, each once, at most ``kept``."""
+    query = query.strip()
+    if not query:
+        return list(history)
+    return [query, *(q for q in history if q != query)][:kept]
