@@ -269,7 +269,7 @@ def _upload(page: Any, *paths: Path) -> None:
 
 def _ask(page: Any, query: str) -> None:
     """Go to Compare and ask ``query``."""
-    page.get_by_role("link", name="Compare").click()
+    page.get_by_role("link", name="Compare", exact=True).click()
     page.wait_for_selector(IDLE)
     question = page.get_by_label("Question")
     question.fill(query)
@@ -302,10 +302,10 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
         )  # taken: the outcomes say what became of them
         page.screenshot(path=str(SHOTS / "upload-failed.png"), full_page=True)
 
-        page.get_by_role("link", name="Compare").click()
+        page.get_by_role("link", name="Compare", exact=True).click()
         expect(page.get_by_role("heading", name="Compare strategies")).to_be_visible()
         page.wait_for_selector(IDLE)
-        page.get_by_role("link", name="Upload").click()
+        page.get_by_role("link", name="Upload", exact=True).click()
         expect(errors.filter(has_text="broken.pdf: FAILED")).to_be_visible()  # kept until dismissed
         page.get_by_role("button", name="Dismiss").click()
         expect(errors).to_have_count(0)
@@ -379,7 +379,7 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
         expect(page).to_have_url(re.compile(r"[?&]q=What\+was\+net\+sales"))
         page.wait_for_selector(IDLE)
 
-        page.get_by_role("link", name="Tree").click()
+        page.get_by_role("link", name="Tree", exact=True).click()
         expect(page.get_by_role("heading", name="Tree", exact=True)).to_be_visible()
         page.wait_for_selector(IDLE)
         expect(page.get_by_role("heading", name="root")).to_be_visible()
@@ -432,7 +432,7 @@ def test_cancel_an_upload_and_an_evaluation_in_a_browser(
         expect(page.get_by_test_id("stFileChip")).to_have_count(0)
         page.wait_for_selector(IDLE)
 
-        page.get_by_role("link", name="Evaluate").click()
+        page.get_by_role("link", name="Evaluate", exact=True).click()
         expect(
             page.get_by_text("The first run indexes the whole data set — 515 pages in 4 documents")
         ).to_be_visible()
@@ -455,9 +455,11 @@ def test_cancel_an_upload_and_an_evaluation_in_a_browser(
         page.wait_for_selector(IDLE)
         assert not list((tmp_path / "eval").rglob("manifest.json"))
         assert not list(temporary.glob("drag-eval-*")), "the cancelled job's temporary folder is removed"
-        page.get_by_role("link", name="Upload").click()
+        page.get_by_role("link", name="Upload", exact=True).click()
         page.wait_for_selector(IDLE)
-        page.get_by_role("link", name="Evaluate").click()  # what is left: the three short ones are counted
+        page.get_by_role(
+            "link", name="Evaluate", exact=True
+        ).click()  # what is left: the three short ones are counted
         expect(
             page.get_by_text(
                 "This run indexes the rest of the data set — 503 pages in 1 document (3 documents are indexed already)"
@@ -491,7 +493,7 @@ def test_nothing_leaves_the_machine_and_every_page_reads_at_1000_and_1400(
         question.press("Enter")
         expect(page).to_have_url(re.compile(r"[?&]q=How\+do\+I\+read\+a\+file"))
         page.wait_for_selector(IDLE)
-        page.get_by_role("link", name="Evaluate").click()
+        page.get_by_role("link", name="Evaluate", exact=True).click()
         page.get_by_role("button", name="Run").click()
         expect(page.get_by_role("heading", name="Per query")).to_be_visible()
         page.wait_for_selector(IDLE)
@@ -624,7 +626,9 @@ def test_a_page_opens_highlighted_and_labels_become_a_data_set_in_a_browser(
         page.wait_for_selector(IDLE)
         page.screenshot(path=str(SHOTS / "evidence-my-labels-1400.png"), full_page=True)
 
-        page.get_by_role("link", name="Tree").click()  # the inspector opens pages too: a text file's as text
+        page.get_by_role(
+            "link", name="Tree", exact=True
+        ).click()  # the inspector opens pages too: a text file's as text
         page.wait_for_selector(IDLE)
         page.get_by_role("button", name="Show the page").click()
         expect(dialog.locator(".drag-page-text mark.drag-term").first).to_be_visible()
