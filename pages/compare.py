@@ -9,6 +9,8 @@ redraws as little as it can. The address holds the view (``drag_core.app.url_sta
 strategies, every knob), so a link opens it again as it was; the session's questions are one click away."""
 
 import time
+from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
@@ -64,21 +66,21 @@ if opened:
         )
 
 
+def knob(
+    widget: Callable[..., Any], name: str, default: Any, key: str = "", about: str = "", **kwargs: Any
+) -> Any:
+    """One knob: its label and help from the glossary (``about``: the detector a sensitivity's help is about),
+    its value kept across page switches under ``key`` (the knob's name by default)."""
+    return ui.kept(widget, knob_label(name), key or name, default, help=knob_help(name, about), **kwargs)
+
+
 def walk_knobs() -> dict[str, int]:
     """The knobs of the walks (a change reruns the page), each with what it does and the strategies that read
     it in its help (sliders aligned at the bottom, under labels of any length); defaults from
     ``SearchParams``."""
     columns = st.columns(len(WALK_KNOBS), vertical_alignment="bottom")
     return {
-        key: ui.kept(
-            column.slider,
-            knob_label(key),
-            key,
-            getattr(defaults, key),
-            min_value=low,
-            max_value=high,
-            help=knob_help(key),
-        )
+        key: knob(column.slider, key, getattr(defaults, key), min_value=low, max_value=high)
         for column, (key, (low, high)) in zip(columns, WALK_KNOBS.items())
     }
 
@@ -88,41 +90,30 @@ def knee_knobs(walk: dict[str, int]) -> SearchParams:
     Sensitivity slider offers the chosen detector's own values and remembers a value per detector."""
     with st.container(border=True):
         a, b, c, d = st.columns([1.3, 1.6, 1.6, 1.3], vertical_alignment="bottom")
-        knee_method = ui.kept(
-            a.selectbox,
-            knob_label("knee_method"),
-            "knee_method",
-            defaults.knee_method,
-            options=KNEE_METHODS,
-            help=knob_help("knee_method"),
-        )
+        knee_method = knob(a.selectbox, "knee_method", defaults.knee_method, options=KNEE_METHODS)
         own = knee_method == defaults.knee_method
-        sensitivity = ui.kept(
+        sensitivity = knob(
             b.select_slider,
-            knob_label("sensitivity"),
-            f"sensitivity_{knee_method}",
+            "sensitivity",
             defaults.sensitivity if own else figures.DEFAULT_SENSITIVITIES[knee_method],
+            key=f"sensitivity_{knee_method}",
+            about=knee_method,
             options=figures.SENSITIVITIES[knee_method],
-            help=knob_help("sensitivity", knee_method),
         )
-        min_keep, max_keep = ui.kept(
+        min_keep, max_keep = knob(
             c.slider,
-            knob_label("keep_range"),
             "keep_range",
             (defaults.min_keep, defaults.max_keep or KEPT_MOST),
             min_value=1,
             max_value=KEPT_MOST,
-            help=knob_help("keep_range"),
         )
-        score_source = ui.kept(
+        score_source = knob(
             d.radio,
-            knob_label("score_source"),
             "score_source",
             defaults.score_source,
             options=SCORE_SOURCES,
             format_func=SOURCE_NAMES.get,
             horizontal=True,
-            help=knob_help("score_source"),
         )
     return defaults.with_(
         **walk,
