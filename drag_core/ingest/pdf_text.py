@@ -11,8 +11,9 @@ from __future__ import annotations
 import io
 import logging
 import os
+import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 __all__ = [
     "DEFAULT_PDF_ENGINE",
@@ -24,6 +25,8 @@ __all__ = [
     "engine_version",
     "first_line",
     "pdf_pages",
+    "pdfium_lock",
+    "resolve_soft_hyphens",
 ]
 
 log = logging.getLogger(__name__)
@@ -43,6 +46,15 @@ def _new_pdfium_lock() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_new_pdfium_lock)
+
+
+def pdfium_lock() -> threading.Lock:
+    """The lock every PDFium call of this process holds (looked up on each use: a fork replaces it)."""
+    return _PDFIUM_LOCK
+
+
+_SOFT_HYPHENATED = re.compile(rf"([^\W\d_]+){PDFIUM_HYPHEN}([^\W\d_]+)")
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 class PdfError(Exception):
@@ -72,7 +84,21 @@ def pdf_pages(data: bytes, max_pages: int, engine: str = DEFAULT_PDF_ENGINE) -> 
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise PdfError("not a PDF (no %PDF header)")
     reader = _pdfium_pages if check_engine(engine) == "pdfium" else _pypdf_pages
-    return [text.replace("\x00", "") for text in reader(data, max_pages)]
+    return resolve_soft_hyphens([text.replace("\x00", "") for text in reader(data, max_pages)])
+
+
+def resolve_soft_hyphens(pages: Sequence[str]) -> list[str]:
+    """PDFium's line-break hyphens (``PDFIUM_HYPHEN``, U+FFFE, inside the joined word): removed
+    where the joined word occurs elsewhere in the document ("according"), else a plain "-" ("low-level")."""
+    if not any(PDFIUM_HYPHEN in page for page in pages):
+        return list(pages)
+    words = {word.lower() for page in pages for word in _WORD.findall(page.replace(PDFIUM_HYPHEN, "-"))}
+
+    def join(match: re.Match[str]) -> str:
+        head, tail = match.group(1), match.group(2)
+        return head + tail if (head + tail).lower() in words else f"{head}-{tail}"
+
+    return [_SOFT_HYPHENATED.sub(join, page).replace(PDFIUM_HYPHEN, "-") for page in pages]
 
 
 def _check_count(count: int, max_pages: int) -> None:
@@ -85,7 +111,7 @@ def _check_count(count: int, max_pages: int) -> None:
 def _pdfium_pages(data: bytes, max_pages: int) -> list[str]:
     import pypdfium2 as pdfium
 
-    with _PDFIUM_LOCK:
+    with pdfium_lock():
         try:
             document = pdfium.PdfDocument(data)  # tries the empty password, as SEC filings need
         except pdfium.PdfiumError as error:
@@ -107,7 +133,7 @@ def _pdfium_page(document: object, index: int) -> str:
         text_page = page.get_textpage()
         try:
             text = text_page.get_text_range()
-            return text.replace("\r\n", "\n").replace("\r", "\n").replace(PDFIUM_HYPHEN, "-")
+            return text.replace("\r\n", "\n").replace("\r", "\n")
         finally:
             text_page.close()
     finally:
