@@ -22,6 +22,7 @@ from drag_core.ingest.describe.base import Summarizer
 from drag_core.ingest.loading import LoadedDocument
 from drag_core.ingest.parsing import PageCache, Parser, page_cache_path
 from drag_core.ingest.pipeline import IngestReport, ProgressCallback, ProgressEvent
+from drag_core.ingest.tree import TREE_VERSION
 from drag_core.ingest.vector_text import VectorPolicy, titled
 from drag_core.models.embeddings import Embedder
 
@@ -81,7 +82,7 @@ def corpus_avg_len(dataset: Dataset, embedder: Embedder, settings: Settings) -> 
     lengths = [
         len(tokens)
         for document in documents(dataset, settings)
-        for tokens in embedder.bm25_tokens([titled(p.file_name, p.text) for p in document.pages])
+        for tokens in embedder.bm25_tokens([titled(p.file_name, p.body) for p in document.pages])
     ]
     return sum(lengths) / len(lengths) if lengths else Bm25Params.avg_len
 
@@ -94,6 +95,7 @@ def identity(dataset: Dataset, engine: Engine) -> dict[str, Any]:
         "fingerprint": dataset.fingerprint(),
         "vector_policy": engine.policy.identity,
         "summarizer": getattr(engine.summarizer, "identity", type(engine.summarizer).__name__),
+        "tree_version": TREE_VERSION,
         "dense_model": engine.embedder.dense_model,
         "sparse_model": engine.embedder.sparse_identity,
     } | pdf
