@@ -132,7 +132,7 @@ def test_search_table_has_a_header_cosines_and_summaries_cut_at_a_word(store: Pa
         f"adaptive: {nodes} node{'s' * (nodes != 1)}, {pages} page{'s' * (pages != 1)}"
     )
     header = next(line for line in lines if "cosine" in line)
-    assert re.findall(r"\w+", header) == ["file", "pages", "level", "cosine", "fused", "summary"]
+    assert re.findall(r"\w+", header) == ["file", "pages", "level", "section", "cosine", "fused", "summary"]
     first = data["nodes"][0]
     row = next(line for line in lines if re.match(r"\W*1\W", line))
     assert first["file_name"] in row and page_span(first["page_start"], first["page_end"]) in row

@@ -25,6 +25,7 @@ __all__ = [
     "KEYWORDS_SHOWN",
     "PIPE_WIDTH",
     "SUMMARY_CHARS",
+    "TITLE_CHARS",
     "console",
     "cosines",
     "cut",
@@ -35,6 +36,7 @@ __all__ = [
 ]
 
 SUMMARY_CHARS = 100
+TITLE_CHARS = 40
 KEYWORDS_SHOWN = 6
 #: Width of a table written to a pipe or a file (a terminal uses its own width).
 PIPE_WIDTH = 160
@@ -81,6 +83,7 @@ def search_table(result: SearchResult) -> Table:
     )
     for name, justify in (("#", "right"), ("file", "left"), ("pages", "left"), ("level", "right")):
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    table.add_column("section", max_width=TITLE_CHARS)
     table.add_column("cosine", justify="right", no_wrap=True)
     table.add_column("fused", justify="right", no_wrap=True)
     table.add_column("summary", ratio=1)
@@ -92,6 +95,7 @@ def search_table(result: SearchResult) -> Table:
             node.file_name,
             page_span(node.page_start, node.page_end),
             str(node.level),
+            cut(node.title, TITLE_CHARS) if node.title else "–",
             f"{cosine[node.id]:.3f}" if node.id in cosine else "–",
             f"{fused:.4f}" if fused is not None else "–",
             cut(node.summary),
@@ -109,17 +113,31 @@ def docs_table(docs: Sequence[DocumentInfo]) -> Table:
     for name, attr in (("pages", "pages"), ("empty", "empty_pages"), ("nodes", "nodes")):
         table.add_column(name, footer=total(attr), justify="right")
     table.add_column("levels", justify="right")
+    table.add_column("sections", footer=total("sections"), justify="right")
+    table.add_column("running lines", justify="right")
     table.add_column("LLM fallbacks", footer=total("fallbacks"), justify="right")
-    table.add_column("vectors")
+    table.add_column("built")
     for d in docs:
-        current = "current" if d.current else "other settings: ingest again"
-        row = (d.file_name, d.pages, d.empty_pages, d.nodes, d.levels, d.fallbacks, current)
+        built = "current" if d.current else f"{d.stale_reason}: ingest again"
+        running = len(d.running_lines)
+        row = (
+            d.file_name,
+            d.pages,
+            d.empty_pages,
+            d.nodes,
+            d.levels,
+            d.sections,
+            running,
+            d.fallbacks,
+            built,
+        )
         table.add_row(*map(str, row))
     return table
 
 
 def tree_lines(nodes: Sequence[Node]) -> list[str]:
-    """A document's tree as an indented outline: page span, level, short id, keywords."""
+    """A document's tree as an indented outline: page span, level, short id, section title (when the document
+    has an outline) and keywords."""
     by_id = {n.id: n for n in nodes}
     ids = short_ids(by_id)
     width = max((len(page_span(n.page_start, n.page_end)) for n in nodes), default=0)
@@ -128,7 +146,10 @@ def tree_lines(nodes: Sequence[Node]) -> list[str]:
     def walk(node: Node, depth: int) -> None:
         span = page_span(node.page_start, node.page_end)
         keywords = ", ".join(node.keywords[:KEYWORDS_SHOWN])
-        lines.append(f"{'  ' * depth}{span:<{width}}  L{node.level}  #{ids[node.id]}  {keywords}".rstrip())
+        title = f"{cut(node.title, TITLE_CHARS)} — " if node.title else ""
+        lines.append(
+            f"{'  ' * depth}{span:<{width}}  L{node.level}  #{ids[node.id]}  {title}{keywords}".rstrip()
+        )
         for child in node.child_ids:
             if child in by_id:
                 walk(by_id[child], depth + 1)
