@@ -132,13 +132,16 @@ def test_selected_node_id_reads_plotly_points(points: list, expected: int | None
 def test_parents_are_named_by_their_section_where_they_are_wide_enough() -> None:
     wide = _node(1, 2, 1, 80)
     wide.title = "6 Programming: Arrays, Casts & <Import>"
+    section = _node(5, 1, 1, 40)
+    section.title = "8 Base <modules> › graph"
     narrow = _node(2, 1, 81, 82)
     narrow.title = "7 LaTeX usage"
     page = _node(3, 0, 83, 83)
     page.title = "8 Base modules › graph"
-    figure = tree_figure([wide, narrow, page])
+    figure = tree_figure([wide, narrow, page, section])
     labels = dict(zip(figure.data[0].customdata, figure.data[0].text))
-    assert labels == {1: "6 Programming: Arrays, Casts &amp; &lt;Import&gt;", 2: "p.81–82", 3: "83"}
+    assert labels.pop(5) == "graph"
+    assert labels == {1: "6 Programming", 2: "p.81–82", 3: "83"}
     hovers = dict(zip(figure.data[0].customdata, figure.data[0].hovertext))
     assert "<b>7 LaTeX usage</b>" in hovers[2] and "&lt;Import&gt;" in hovers[1]
     assert (

@@ -29,6 +29,7 @@ from drag_core.config import Settings
 from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, load_dataset
 from drag_core.evaluation.index import MANIFEST, default_folder, open_index
 from drag_core.ingest.pipeline import ProgressEvent
+from drag_core.ingest.tree import TREE_VERSION
 from drag_core.ingest.vector_text import VectorPolicy
 
 __all__ = [
@@ -93,14 +94,15 @@ def count_pages(dataset: Dataset) -> int:
 
 
 def plan(dataset: Dataset, policy: VectorPolicy, settings: Settings) -> Plan:
-    """Whether the data set's default index is built for ``policy`` and the settings (BM25 constants, PDF
-    engine) and, if not, what indexing it costs."""
+    """Whether the data set's default index is built for ``policy``, the settings (BM25 constants, PDF engine)
+    and this version of the tree and, if not, what indexing it costs."""
     manifest = default_folder(dataset, policy, settings) / MANIFEST
     if manifest.is_file():
         built = json.loads(manifest.read_text())
         if (
             built.get("fingerprint") == dataset.fingerprint()
             and built.get("vector_policy") == policy.identity
+            and built.get("tree_version") == TREE_VERSION
         ):
             return Plan(True, 0, 0, 0.0)
     pages = count_pages(dataset)

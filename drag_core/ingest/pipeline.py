@@ -231,15 +231,16 @@ class Ingestor:
         bodies = [page.body for page in document.pages]
         counts = document_terms(bodies)
         with self.lock:
-            older = [(r.file_name, r.doc_id) for r in self.store.roots(document.file_name)]
-        corpus = self.corpus.view(key, counts, older)
+            older, _ = self._versions(document.file_name, document.doc_id)
+        corpus = self.corpus.view(key, counts, [(root.file_name, root.doc_id) for root in older])
         nodes = describe_tree(document, self.describer, corpus, stage, timer)
         report.nodes = len(nodes)
         report.fallbacks = sum(1 for n in nodes if n.fallback_reason)
         with timer("vectors"):
             stage("vectors")(0, len(nodes))
-            embed = lambda texts: self.embedder.dense(texts, stage("vectors"))  # noqa: E731
-            dense = dense_vectors(nodes, self.policy, embed, bodies)
+            dense = dense_vectors(
+                nodes, self.policy, lambda texts: self.embedder.dense(texts, stage("vectors")), bodies
+            )
             sparse = self.embedder.sparse(sparse_texts(nodes, self.policy, bodies))
             stage("vectors")(len(nodes), len(nodes))
         _describe_root(nodes[-1], document, report, self.policy, self.embedder.sparse_identity)

@@ -13,10 +13,9 @@ from drag_core.search import SearchResult
 from drag_core.text import page_span
 from drag_core.types import Node
 
-__all__ = ["CHARS_ACROSS", "MARKS", "MIN_TITLE_CHARS", "node_marks", "selected_node_id", "tree_figure"]
+__all__ = ["CHARS_ACROSS", "MARKS", "node_marks", "selected_node_id", "tree_figure"]
 
-CHARS_ACROSS = 110  # characters of a bar label that fit across the chart at 1000 px
-MIN_TITLE_CHARS = 12  # a narrower bar shows its pages, not a title
+CHARS_ACROSS = 70  # characters of a bar label that fit across the chart (about 470 px wide at 1000 px)
 
 #: Node marks in the tree, weakest first, with their legend text and colour.
 MARKS: dict[str, tuple[str, str]] = {
@@ -107,14 +106,21 @@ def tree_figure(
 
 
 def _bar_text(node: Node, pages: int) -> str:
-    """A bar's label: a page's number; a parent's section title, cut to what its width holds (about
-    ``CHARS_ACROSS`` characters span the chart), or its pages when the bar is too narrow for a title."""
+    """A bar's label: a page's number; a parent's section in short ("6 Programming", "graph", "1 Description …"),
+    when the bar is wide enough for it (about ``CHARS_ACROSS`` characters span the chart), else its pages."""
     if node.level == 0:
         return str(node.page_start)
-    fits = CHARS_ACROSS * len(node.pages) // max(1, pages)
-    if node.title and fits >= MIN_TITLE_CHARS:
-        return html.escape(snippet(node.title, fits))
+    short = _short_title(node.title)
+    if short and len(short) <= CHARS_ACROSS * len(node.pages) / max(1, pages):
+        return html.escape(short)
     return page_span(node.page_start, node.page_end)
+
+
+def _short_title(title: str) -> str:
+    """The name of the section a title is about: before its list of subsections, the last of its path, the
+    first of several."""
+    name = title.split(": ")[0].split(" › ")[-1]
+    return name.split(", ")[0].removesuffix(" …") + " …" if ", " in name else name
 
 
 def _node_hover(node: Node) -> str:

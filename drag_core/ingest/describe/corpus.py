@@ -55,22 +55,17 @@ class Corpus:
         n: documents counted.
         df: in how many documents each term occurs.
         totals: how often each term occurs in all of them.
+        size: terms counted in all of them.
     """
 
     def __init__(self) -> None:
         self.n = 0
         self.df: Counter[str] = Counter()
         self.totals: Counter[str] = Counter()
-        self.size = 0  # terms counted in all
+        self.size = 0
         self._documents: dict[DocumentKey, Counter[str]] = {}
         self._hash = 0
         self._lock = threading.Lock()
-
-    def __contains__(self, document: DocumentKey) -> bool:
-        return document in self._documents
-
-    def keys(self) -> list[DocumentKey]:
-        return list(self._documents)
 
     def add(self, document: DocumentKey, counts: Counter[str]) -> None:
         """Count a document (once: adding it again changes nothing)."""
@@ -102,11 +97,9 @@ class Corpus:
         """The corpus a document is described against: the counted documents without ``leave_out`` (older
         versions of its file) and without itself, plus ``counts`` (its own)."""
         with self._lock:
-            out = [self._documents[key] for key in set(leave_out) | {document} if key in self._documents]
-            hashed = sum(_hash(key) for key in set(leave_out) | {document} if key in self._documents)
-            return CorpusView(
-                self, counts, out, format((self._hash - hashed + _hash(document)) & _MASK, "032x")
-            )
+            out = [key for key in {*leave_out, document} if key in self._documents]
+            fingerprint = format((self._hash - sum(map(_hash, out)) + _hash(document)) & _MASK, "032x")
+            return CorpusView(self, counts, [self._documents[key] for key in out], fingerprint)
 
 
 class CorpusView:

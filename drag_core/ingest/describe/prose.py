@@ -5,12 +5,13 @@
   mostly capitalised or numbered, no final period) or ``debris`` (bullets, lone words), from its share of
   code symbols, letters and numbers, its final punctuation, length and capitalisation.
 * ``paragraphs``: runs of prose lines joined, a line-end hyphen resolved (joined when the joined word occurs
-  in the document, else kept); every other line ends a paragraph.
+  in the document, else kept); every other line ends a paragraph, and a list item ("• …") starts one, without
+  its bullet.
 * ``split_sentences``: at ``.!?`` followed by a capital, a digit or a quote, not after an abbreviation or an
   initial.
 * ``is_prose``: the test a sentence passes after splitting (a prose paragraph can still hold "real
   xpart(pair z) returns z.x;"): enough words, mostly letters, few code symbols and numbers, no two numbers in
-  a row, most words lower case, a sentence's final punctuation.
+  a row, most words lower case, a sentence's final punctuation (not a colon).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ _NUMBER = re.compile(r"^[\(\[$€£-]*[\d.,%]+[\)\]%]*$|^[—–-]$")
 _CURRENCY = frozenset({"$", "€", "£", "%"})
 _DASHES = frozenset({"-", "—", "–"})
 _CODE_LINE = re.compile(
-    r"^\s*(?:[>$#%]\s|\w+\s*<-|\w+\s*=\s*\S|def\s|import\s|#include|for\s*\(|if\s*\(|while\s*\(|return\b|"
+    r"^\s*(?:[>$#%]\s|//|/\*|\w+\s*<-|\w+\s*=\s*\S|def\s|import\s|#include|for\s*\(|if\s*\(|while\s*\(|return\b|"
     r"\w+\([^)]*\)\s*[;{]?\s*$|[{}]\s*$)"
 )
 _SIGNATURE = re.compile(
@@ -99,7 +100,8 @@ _ABBREVIATIONS = frozenset(
 _SENTENCE_END = re.compile(r"[.!?][\"')\]”’]*\s+(?=[A-Z0-9\"'(\[“‘])")
 _WORDS = re.compile(r"[^\W\d_][\w'\-]*")
 _WORD_OF_THREE = re.compile(r"[^\W\d_]{3,}")
-_FINAL = ".!?:)\"”'’"
+_FINAL = ".!?)\"”'’"  # not ":": "… as follows:" introduces what a summary does not show
+_LIST_ITEM = re.compile(r"^\s*[•·▪◦‣*–—-]\s+")
 
 
 class LineKind(StrEnum):
@@ -178,11 +180,16 @@ def paragraphs(body: str, vocabulary: set[str] | frozenset[str] = frozenset()) -
     out: list[str] = []
     text = ""
     for line in body.split("\n"):
-        if classify_line(line) is not LineKind.PROSE:
+        item = _LIST_ITEM.match(line)
+        if classify_line(line) is not LineKind.PROSE or item:
             if text:
                 out.append(text)
             text = ""
-            continue
+            if not item:
+                continue
+            line = line[item.end() :]  # a list item starts a paragraph of its own, without its bullet
+            if classify_line(line) is not LineKind.PROSE:
+                continue
         piece = line.strip()
         if text.endswith("-") and text[-2:-1].isalpha() and piece[:1].islower():
             head = _WORDS.findall(text[:-1])[-1:] or [""]
