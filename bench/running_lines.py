@@ -2,9 +2,9 @@
 many of them the page text holds (what the vectors read before), and how many are left in what the vectors
 read now (the target: none), with both PDF engines.
 
-Run: ``.venv/bin/python bench/running_lines.py [--engines pdfium pypdf] [--all-pdfs]``. The vector text of a
-page is ``vector_text.leaf_text`` (the file's title over the page body); the check is
-``RunningLines.left_in``. Exits 1 when a recognised line is left in the vectors of any page.
+Run: ``.venv/bin/python bench/running_lines.py [--engines pdfium pypdf] [--all-pdfs]``. What a page's vectors read
+is ``vector_text.leaf_text``, dense and BM25 (the page body under the file's title, and the section's for BM25);
+the check is ``RunningLines.left_in``. Exits 1 when a recognised line is left in the vectors of any page.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from drag_core.ingest.loading import load_path
 from drag_core.ingest.pdf_text import PDF_ENGINES
 from drag_core.ingest.running_lines import find_running_lines
+from drag_core.ingest.tree import plan_tree
 from drag_core.ingest.vector_text import leaf_text, title_of
 from drag_core.types import Node
 
@@ -35,17 +36,20 @@ def files(all_pdfs: bool) -> list[Path]:
     return list(seen.values())
 
 
-def vector_texts(path: Path, engine: str) -> tuple[list[str], list[str]]:
-    """A PDF's page texts and what each page's vectors read (the title line removed)."""
+def vector_texts(path: Path, engine: str) -> tuple[list[str], list[str], list[str]]:
+    """A PDF's page texts, and below their heading line (file title, › section for BM25) what each page's
+    dense and BM25 vectors read."""
     document = load_path(path, pdf_engine=engine)
     bodies = [page.body for page in document.pages]
-    title = title_of(document.file_name)
-    read = []
-    for page in document.pages:
-        leaf = Node(0, -1, [], 0, document.doc_id, document.file_name, page.number, page.number, [], "")
-        text = leaf_text(leaf, bodies)
-        read.append(text.removeprefix(f"{title}\n") if page.body.strip() else "")
-    return [page.text for page in document.pages], read
+    dense, sparse = [], []
+    for page, title in zip(document.pages, plan_tree(document).page_titles):
+        leaf = Node(
+            0, -1, [], 0, document.doc_id, document.file_name, page.number, page.number, [], "", title=title
+        )
+        for read, as_sparse in ((dense, False), (sparse, True)):
+            text = leaf_text(leaf, bodies, as_sparse) if page.body.strip() else ""
+            read.append(text.split("\n", 1)[-1] if title_of(document.file_name) or title else text)
+    return [page.text for page in document.pages], dense, sparse
 
 
 def main() -> int:
@@ -62,17 +66,18 @@ def main() -> int:
     for engine in args.engines:
         totals = [0, 0, 0, 0]
         for path in files(args.all_pdfs):
-            texts, read = vector_texts(path, engine)
+            pages, dense, sparse = vector_texts(path, engine)
             started = time.perf_counter()
-            found = find_running_lines(texts)
+            found = find_running_lines(pages)
             ms = (time.perf_counter() - started) * 1000
             removed = sum(1 for edits in found.edits for replacement in edits.values() if not replacement)
-            before, left = len(found.left_in(texts, texts)), len(found.left_in(texts, read))
-            for i, n in enumerate((len(texts), removed, before, left)):
+            before = len(found.left_in(pages, pages))
+            left = len(found.left_in(pages, dense)) + len(found.left_in(pages, sparse))
+            for i, n in enumerate((len(pages), removed, before, left)):
                 totals[i] += n
             left_total += left
             print(
-                f"| {engine} | {path.name} | {len(texts)} | {removed} ({len(found.counts)}) | {found.page_numbers} "
+                f"| {engine} | {path.name} | {len(pages)} | {removed} ({len(found.counts)}) | {found.page_numbers} "
                 f"| {before} | {left} | {ms:.0f} |"
             )
         print(f"| {engine} | **all** | {totals[0]} | {totals[1]} | | {totals[2]} | **{totals[3]}** | |")

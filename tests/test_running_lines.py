@@ -10,6 +10,7 @@ from conftest import FINANCE, PDFS, SHARED
 
 from drag_core.ingest.loading import load_bytes, load_path
 from drag_core.ingest.running_lines import find_running_lines, line_key, page_bodies
+from drag_core.ingest.tree import plan_tree
 from drag_core.ingest.vector_text import leaf_text, titled
 from drag_core.types import Node
 
@@ -19,8 +20,10 @@ DEV_DOCS = sorted((SHARED / "data" / "financebench-dev" / "docs").glob("*.pdf"))
 DEVREF_HEADER = "Debian Developer’s Reference, Release 12.18"
 
 
-def _leaf(document, page) -> Node:
-    return Node(0, -1, [], 0, document.doc_id, document.file_name, page.number, page.number, [], "")
+def _leaf(document, page, title: str) -> Node:
+    return Node(
+        0, -1, [], 0, document.doc_id, document.file_name, page.number, page.number, [], "", title=title
+    )
 
 
 @pytest.mark.parametrize("engine", ["pdfium", "pypdf"])
@@ -67,9 +70,11 @@ def test_no_running_line_is_left_in_the_vectors_of_any_dev_document() -> None:
         texts, bodies = [p.text for p in document.pages], [p.body for p in document.pages]
         found = find_running_lines(texts)
         assert page_bodies(texts, found) == bodies
-        for page in document.pages:
-            if page.body.strip():
-                assert leaf_text(_leaf(document, page), bodies) == titled(document.file_name, page.body)
+        for page, title in zip(document.pages, plan_tree(document).page_titles):
+            if page.body.strip():  # what the vectors read: the heading line, then the body
+                leaf = _leaf(document, page, title)
+                assert leaf_text(leaf, bodies, sparse=False) == titled(document.file_name, page.body)
+                assert leaf_text(leaf, bodies, sparse=True) == titled(document.file_name, page.body, title)
         assert found.left_in(texts, bodies) == [], path.name
         recognised += len(found.left_in(texts, texts))
     assert recognised > 2000, "the page texts do hold them"

@@ -2,9 +2,11 @@
 
 * ``title``: the file name made readable (``AMCOR_2023_10K.pdf`` → ``AMCOR 2023 10K``); it is prefixed to every
   text so a question naming a company or a year can find the right document at every level. A name without a
-  letter (``4983.txt``, an evaluation corpus id) is no title and adds nothing. The node's section title follows
-  it (``asymptote › 6 Programming › Paths and guides``, ``Node.title``; none without an outline): it tells a
-  page's vectors which chapter they are in, as the running header did, without the page numbers.
+  letter (``4983.txt``, an evaluation corpus id) is no title and adds nothing. In the BM25 text the node's
+  section title follows it (``asymptote › 6 Programming › Paths and guides``, ``Node.title``; none without an
+  outline): the chapter a page is in, as its running header named it, without the page numbers. MiniLM reads
+  the page without it (measured: in the dense text too it cost ``adaptive`` two financebench-dev questions,
+  docs/evaluation.md).
 * Leaves: dense and sparse read the page's body — its text without the document's running headers and
   footers (``running_lines``) — (MiniLM reads the first 256 word pieces; BM25 all of it).
 * Parents, ``parent_dense``: ``"summary"`` embeds title + summary + keywords; ``"centroid"`` takes the normalised
@@ -75,15 +77,18 @@ def titled(file_name: str, text: str, section: str = "") -> str:
     return f"{heading}\n{text}" if heading else text
 
 
-def _described(node: Node) -> str:
-    return titled(node.file_name, f"{node.summary}\nKeywords: {', '.join(node.keywords)}", node.title)
+def _described(node: Node, sparse: bool) -> str:
+    text = f"{node.summary}\nKeywords: {', '.join(node.keywords)}"
+    return titled(node.file_name, text, node.title if sparse else "")
 
 
-def leaf_text(node: Node, bodies: Sequence[str]) -> str:
-    """What a page's vectors read: its body under the file's and the section's titles (its description when
-    it has no body)."""
+def leaf_text(node: Node, bodies: Sequence[str], sparse: bool) -> str:
+    """What a page's dense or (``sparse``) BM25 vector reads: its body under the file's title (and, for BM25,
+    the section's); its description when it has no body."""
     body = bodies[node.page_start - 1]
-    return titled(node.file_name, body, node.title) if body.strip() else _described(node)
+    if not body.strip():
+        return _described(node, sparse)
+    return titled(node.file_name, body, node.title if sparse else "")
 
 
 def sparse_texts(nodes: Sequence[Node], policy: VectorPolicy, bodies: Sequence[str]) -> list[str]:
@@ -98,11 +103,11 @@ def sparse_texts(nodes: Sequence[Node], policy: VectorPolicy, bodies: Sequence[s
     out = []
     for node in nodes:
         if node.level == 0:
-            out.append(leaf_text(node, bodies))
+            out.append(leaf_text(node, bodies, sparse=True))
         elif policy.parent_sparse == "subtree":
             out.append(titled(node.file_name, below(node), node.title))
         else:
-            out.append(_described(node))
+            out.append(_described(node, sparse=True))
     return out
 
 
@@ -118,7 +123,11 @@ def dense_vectors(
     """
     index = {n.id: i for i, n in enumerate(nodes)}
     texts = [
-        leaf_text(n, bodies) if n.level == 0 else _described(n) if policy.parent_dense == "summary" else None
+        leaf_text(n, bodies, sparse=False)
+        if n.level == 0
+        else _described(n, sparse=False)
+        if policy.parent_dense == "summary"
+        else None
         for n in nodes
     ]
     embedded_at = [i for i, t in enumerate(texts) if t is not None]
