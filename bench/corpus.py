@@ -28,7 +28,7 @@ from drag_core.ingest.describe.cache import DescriptionCache
 from drag_core.ingest.describe.describer import Describer
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.loading import LoadedDocument, document_id
-from drag_core.ingest.tree import build_tree
+from drag_core.ingest.pipeline import describe_tree
 from drag_core.ingest.vector_text import VectorPolicy, dense_vectors, sparse_texts
 from drag_core.models.embeddings import Embedder, SparseVector
 from drag_core.store import NodeStore
@@ -115,12 +115,13 @@ def build(embedder: Embedder, dense: str, max_nodes: int | None = None) -> list[
     for i, loaded in enumerate(_documents()):
         if max_nodes is not None and sum(len(d.nodes) for d in documents) >= max_nodes:
             break
-        nodes = build_tree(loaded, describer.pages([p.text for p in loaded.pages]), describer.groups)
+        nodes = describe_tree(loaded, describer)
+        bodies = [page.body for page in loaded.pages]
         documents.append(
             Document(
                 nodes,
-                dense_vectors(nodes, policy, embed),
-                embedder.sparse(sparse_texts(nodes, policy)),
+                dense_vectors(nodes, policy, embed, bodies),
+                embedder.sparse(sparse_texts(nodes, policy, bodies)),
             )
         )
         if i % 50 == 0:

@@ -21,6 +21,7 @@ from pathlib import Path
 from drag_core.config import DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_MODEL, LLMConfig, Settings, sparse_identity
 from drag_core.ingest.describe.base import Summarizer
 from drag_core.ingest.describe.cache import DescriptionCache
+from drag_core.ingest.describe.corpus import CorpusTable, IndexCorpus
 from drag_core.ingest.describe.describer import Describer
 from drag_core.ingest.lease import Lease
 from drag_core.ingest.loading import LoadedDocument, clean_file_name, document_id
@@ -32,8 +33,8 @@ from drag_core.ingest.pipeline import (
     IngestReport,
     ProgressCallback,
     ProgressEvent,
-    built_alike,
     failed,
+    stale_reason,
     stop_if_asked,
 )
 from drag_core.ingest.tree import node_id_base
@@ -63,8 +64,13 @@ class DocumentInfo:
         levels: tree height (leaves are level 0).
         fallbacks: nodes whose LLM description fell back to the offline summariser.
         root_id: the root's point id.
-        current: its vectors were built as this engine builds them (False: another vector policy or other BM25
-            constants; ingesting the file again rebuilds it).
+        current: it was built as this engine builds it (False: by an older version of the tree, or with
+            another vector policy or other BM25 constants; ingesting the file again rebuilds it).
+        stale_reason: why it is not current ("" when it is).
+        running_lines: the running headers and footers left out of its summaries, keywords and vectors: (an
+            example line, on how many pages).
+        page_numbers: pages whose printed page number was left out.
+        sections: entries of its outline (PDF bookmarks, Markdown headings; 0: it has none).
     """
 
     file_name: str
@@ -76,6 +82,10 @@ class DocumentInfo:
     fallbacks: int
     root_id: int
     current: bool = True
+    stale_reason: str = ""
+    running_lines: tuple[tuple[str, int], ...] = ()
+    page_numbers: int = 0
+    sections: int = 0
 
 
 def default_summarizer(llm: LLMConfig | None) -> Summarizer:
@@ -100,6 +110,8 @@ class Engine:
         summarizer: describes pages and groups.
         policy: which text each vector sees.
         parser: files → pages, cached by content hash (with pypdf, several files in parallel processes).
+        corpus: the term statistics of the indexed documents (kept beside the description cache) that keywords
+            are weighed against.
         lock: serialises store access; qdrant-client local mode is not thread-safe, and one engine serves
             every session of the app.
         lease: this engine's writer id and lease: other engines writing into the same collection leave its
@@ -121,6 +133,7 @@ class Engine:
         self.summarizer = summarizer or default_summarizer(settings.llm)
         self.policy = policy or VectorPolicy()
         self.cache = DescriptionCache(settings.cache_path)
+        self.corpus = IndexCorpus(CorpusTable(settings.cache_path), self._indexed)
         self.parser = Parser(
             settings.max_file_bytes,
             PageCache(page_cache_path(settings.cache_path)),
@@ -154,7 +167,7 @@ class Engine:
             if self._ingestor is None:
                 describer = Describer(self.summarizer, self.cache)
                 self._ingestor = Ingestor(
-                    self.store, self.embedder, describer, self.policy, self.lock, self.lease
+                    self.store, self.embedder, describer, self.policy, self.corpus, self.lock, self.lease
                 )
         return self._ingestor
 
@@ -292,25 +305,35 @@ class Engine:
         """Every complete document in the index, by file name (no model is loaded to tell whether each was
         built with the current vector settings)."""
         sparse = self._sparse_identity()
-        infos = [
-            DocumentInfo(
-                file_name=r.file_name,
-                doc_id=r.doc_id,
-                pages=int(r.extra.get("pages", r.page_end)),
-                empty_pages=int(r.extra.get("empty_pages", 0)),
-                nodes=int(r.extra.get("nodes", 0)),
-                levels=r.level + 1,
-                fallbacks=int(r.extra.get("fallbacks", 0)),
-                root_id=r.id,
-                current=built_alike(r, self.policy, sparse),
+        infos = []
+        for r in self._roots():
+            reason = stale_reason(r, self.policy, sparse)
+            infos.append(
+                DocumentInfo(
+                    file_name=r.file_name,
+                    doc_id=r.doc_id,
+                    pages=int(r.extra.get("pages", r.page_end)),
+                    empty_pages=int(r.extra.get("empty_pages", 0)),
+                    nodes=int(r.extra.get("nodes", 0)),
+                    levels=r.level + 1,
+                    fallbacks=int(r.extra.get("fallbacks", 0)),
+                    root_id=r.id,
+                    current=not reason,
+                    stale_reason=reason,
+                    running_lines=tuple((str(line), int(n)) for line, n in r.extra.get("running_lines", [])),
+                    page_numbers=int(r.extra.get("page_numbers", 0)),
+                    sections=int(r.extra.get("sections", 0)),
+                )
             )
-            for r in self._roots()
-        ]
         return sorted(infos, key=lambda d: d.file_name.lower())
 
     def _roots(self) -> list[Node]:
         with self.lock:
             return self.store.roots()
+
+    def _indexed(self) -> list[tuple[str, str]]:
+        """(file name, doc_id) of every document in the index."""
+        return [(r.file_name, r.doc_id) for r in self._roots()]
 
     def tree(self, file_name: str, with_text: bool = False) -> list[Node]:
         """All nodes of a document's tree (leaves first). Raises KeyError for an unknown file."""
@@ -325,6 +348,7 @@ class Engine:
             self.store.delete_document(info.doc_id, file_name)
             if not any(d.doc_id == info.doc_id for d in self.documents()):
                 self.originals.remove(info.doc_id)
+        self.corpus.removed((file_name, info.doc_id))
         return info.nodes
 
     def node_count(self) -> int:

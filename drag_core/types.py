@@ -19,12 +19,19 @@ class Page:
     Attributes:
         file_name: name of the source file (no directories).
         number: 1-based page number (pypdf page index + 1, or section index + 1).
-        text: extracted text; empty when the page has no extractable text.
+        text: extracted text, as shown to people; empty when the page has no extractable text.
+        body: the text summaries, keywords and vectors read: ``text`` without the document's running headers
+            and footers (given as None: the same as ``text``).
     """
 
     file_name: str
     number: int
     text: str
+    body: str = None  # type: ignore[assignment]  # None → text, set in __post_init__
+
+    def __post_init__(self) -> None:
+        if self.body is None:
+            object.__setattr__(self, "body", self.text)
 
 
 @dataclass(frozen=True)

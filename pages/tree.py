@@ -1,12 +1,13 @@
-"""Tree: a document's summary tree as an icicle over its pages; click a node (or pick it) to inspect its
-summary, keywords and page text. After a query on Compare, the nodes a strategy ranked, kept and returned are
-coloured."""
+"""Tree: a document's summary tree as an icicle over its pages, nodes named by their section where the document
+has an outline; click a node (or pick it) to inspect its section, summary, keywords and page text. The running
+headers and footers left out of summaries, keywords and vectors are listed. After a query on Compare, the
+nodes a strategy ranked, kept and returned are coloured."""
 
 import streamlit as st
 
 from drag_core import Node
 from drag_core.app import figures, ui
-from drag_core.app.display import counted, escape_markdown, page_span
+from drag_core.app.display import counted, escape_markdown, page_span, running_lines_note
 from drag_core.app.evidence import PageTarget
 from drag_core.app.glossary import TERMS
 
@@ -23,6 +24,8 @@ left, right = st.columns([2, 1])
 with left:
     file_name = ui.kept(st.selectbox, "Document", "tree_doc", names[0], options=names)
 info = next(d for d in documents if d.file_name == file_name)
+if info.running_lines or info.page_numbers:
+    st.caption(escape_markdown(running_lines_note(info)))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -66,7 +69,7 @@ order = sorted(nodes, key=lambda n: (-n.level, n.page_start))
 selected = st.selectbox(
     "Node",
     [n.id for n in order],
-    format_func=lambda i: figures.node_label(by_id[i]),
+    format_func=lambda i: figures.titled_label(by_id[i]),
     key="tree_node",
     help=f"Or click a bar in the chart. {TERMS['levels']}",
 )
@@ -80,6 +83,8 @@ st.plotly_chart(
 
 node = by_id[selected]
 st.subheader(f"{figures.node_label(node)} — {counted(len(node.pages), 'page')}")
+if node.title:
+    st.markdown(f"**Section:** {escape_markdown(node.title)}")
 facts = st.container(horizontal=True, gap="large")  # each fact as wide as its value: none is cut short
 facts.metric("Level", f"L{node.level}", help=TERMS["levels"], width="content")
 facts.metric("Pages", page_span(node.page_start, node.page_end), width="content")

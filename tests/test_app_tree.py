@@ -34,15 +34,23 @@ def test_tree_shows_a_document_and_inspects_its_nodes(open_app, small_index_copy
     figure = _figure(at)
     node_picker = at.selectbox(key="tree_node")
     assert len(_bar_ids(figure)) == len(node_picker.options) > 9  # 9 pages and their parents
-    assert node_picker.value in _bar_ids(figure) and node_picker.options[0].endswith("root")
+    assert node_picker.value in _bar_ids(figure) and " · root" in node_picker.options[0]
     assert node_picker.value == at.session_state["tree_node"]
     assert "root" in at.subheader[0].value
     assert len(at.expander) == 9  # the root's 9 pages, one expander each
+    notes = [c.value.replace("\\", "") for c in at.caption]
+    assert any(
+        "Running headers and footers left out" in n and "“Ulta Beauty, Inc.” on 3 pages" in n for n in notes
+    )
 
-    page_three = next(i for i, label in enumerate(node_picker.options) if label == "L0 · p.3")
+    title = "Ulta Beauty Announces Fourth Quarter Fiscal 2022 Results"  # the PDF's one bookmark
+    page_three = next(i for i, label in enumerate(node_picker.options) if label == f"L0 · p.3 — {title}")
     node_picker.select_index(page_three).run()
     no_exceptions(at)
     assert at.subheader[0].value.startswith("L0 · p.3")
+    assert [m.value.replace("\\", "") for m in at.markdown if "Section:" in m.value] == [
+        f"**Section:** {title}"
+    ]
     assert [m.value for m in at.metric if m.label == "Pages"] == ["p.3"]
     words = load_path(FINANCE / ulta).pages[2].text.split()
     assert words and words in [t.value.split() for t in at.text]  # st.text blanks whitespace-only lines

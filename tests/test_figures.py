@@ -7,7 +7,7 @@ import pytest
 from drag_core.app.compare import Comparer, Comparison
 from drag_core.app.figures.cards import cards_html
 from drag_core.app.figures.overlap import overlap_figure
-from drag_core.app.figures.style import node_label, snippet
+from drag_core.app.figures.style import node_label, snippet, titled_label
 from drag_core.app.figures.tree import MARKS, node_marks, selected_node_id, tree_figure
 from drag_core.engine import Engine
 from drag_core.search import SearchParams
@@ -127,6 +127,27 @@ def test_counts_read_in_the_right_number() -> None:
 )
 def test_selected_node_id_reads_plotly_points(points: list, expected: int | None) -> None:
     assert selected_node_id(points) == expected
+
+
+def test_parents_are_named_by_their_section_where_they_are_wide_enough() -> None:
+    wide = _node(1, 2, 1, 80)
+    wide.title = "6 Programming: Arrays, Casts & <Import>"
+    section = _node(5, 1, 1, 40)
+    section.title = "8 Base <modules> › graph"
+    narrow = _node(2, 1, 81, 82)
+    narrow.title = "7 LaTeX usage"
+    page = _node(3, 0, 83, 83)
+    page.title = "8 Base modules › graph"
+    figure = tree_figure([wide, narrow, page, section])
+    labels = dict(zip(figure.data[0].customdata, figure.data[0].text))
+    assert labels.pop(5) == "graph"
+    assert labels == {1: "6 Programming", 2: "p.81–82", 3: "83"}
+    hovers = dict(zip(figure.data[0].customdata, figure.data[0].hovertext))
+    assert "<b>7 LaTeX usage</b>" in hovers[2] and "&lt;Import&gt;" in hovers[1]
+    assert (
+        titled_label(page) == "L0 · p.83 — 8 Base modules › graph"
+        and titled_label(_node(4, 0, 1, 1)) == "L0 · p.1"
+    )
 
 
 def test_small_helpers() -> None:

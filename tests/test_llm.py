@@ -18,6 +18,7 @@ from fake_llm import FakeLLM, Reply, Respond, completion, error
 from llm_server import local_llm  # noqa: F401 - session fixture used by the real-LLM tests
 
 from drag_core.config import LLMConfig
+from drag_core.ingest.describe.base import DocumentContext
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.describe.openai_llm import PAGE_CHARS, OpenAISummarizer
 from drag_core.llm import (
@@ -49,6 +50,17 @@ first half of the year, and $28 million of restructuring charges for the closure
 Cash and cash equivalents were $611 million at December 31, 2023. Capital expenditures totalled $405 million,
 mainly for fleet electrification and warehouse automation. The company repurchased 2.1 million shares for
 $96 million and paid quarterly dividends of $0.42 per share."""
+ONE_PAGE = DocumentContext.alone("northwind.txt", [PAGE])
+
+
+def one_page(text: str) -> DocumentContext:
+    """A document of one page."""
+    return DocumentContext.alone("doc.txt", [text])
+
+
+def pages_of(children: list[Description]) -> DocumentContext:
+    """A document whose pages are the children's summaries."""
+    return DocumentContext.alone("doc.txt", [child.summary for child in children])
 
 
 # --- the scripted fake OpenAI-compatible server (tests/fake_llm.py) -------------------------------------
@@ -156,7 +168,7 @@ def test_valid_reply_sends_json_schema_and_returns_description(fake: FakeLLM) ->
         completion({"summary": " Revenue grew.  Costs rose. ", "keywords": ["Revenue", "revenue", "costs"]})
     )
     llm, sleeps = summarizer(fake, model="m1", concurrency=3)
-    description = llm.describe_page("x " * 5000, context="whole document")
+    description = llm.describe_page(one_page("x " * 5000), 0)
     assert description == Description("Revenue grew. Costs rose.", ["Revenue", "costs"], llm.identity)
     assert llm.identity == f"openai:m1@{fake.url.split('/')[2]}"
     assert llm.max_workers == 3
@@ -187,7 +199,7 @@ def test_valid_reply_sends_json_schema_and_returns_description(fake: FakeLLM) ->
 def test_bad_reply_is_retried_then_accepted(fake: FakeLLM, bad: Reply, reason: str) -> None:
     fake.play(bad, completion(GOOD))
     llm, sleeps = summarizer(fake)
-    description = llm.describe_page(PAGE, PAGE)
+    description = llm.describe_page(ONE_PAGE, 0)
     assert description.fallback_reason is None and description.summary == GOOD["summary"]
     assert fake.attempts == 2 and len(sleeps) == 1
 
@@ -205,8 +217,8 @@ def test_bad_reply_is_retried_then_accepted(fake: FakeLLM, bad: Reply, reason: s
 def test_permanent_failure_falls_back_with_reason(fake: FakeLLM, bad: Reply, reason: str) -> None:
     fake.play(bad)
     llm, sleeps = summarizer(fake, max_retries=3)
-    description = llm.describe_page(PAGE, PAGE)
-    expected = ExtractiveSummarizer().describe_page(PAGE, PAGE)
+    description = llm.describe_page(ONE_PAGE, 0)
+    expected = ExtractiveSummarizer().describe_page(ONE_PAGE, 0)
     assert (description.summary, description.keywords) == (expected.summary, expected.keywords)
     assert description.source == llm.fallback.identity
     assert description.fallback_reason is not None and reason in description.fallback_reason
@@ -218,7 +230,7 @@ def test_permanent_failure_falls_back_with_reason(fake: FakeLLM, bad: Reply, rea
 def test_http_429_is_retried_and_honours_retry_after(fake: FakeLLM) -> None:
     fake.play(error(429, "slow down", headers={"Retry-After": "2"}), completion(GOOD))
     llm, sleeps = summarizer(fake)
-    description = llm.describe_page(PAGE, PAGE)
+    description = llm.describe_page(ONE_PAGE, 0)
     assert description.fallback_reason is None and description.keywords == GOOD["keywords"]
     assert fake.attempts == 2
     assert sleeps == [pytest.approx(2.0, abs=0.76)] and sleeps[0] >= 2.0
@@ -227,13 +239,13 @@ def test_http_429_is_retried_and_honours_retry_after(fake: FakeLLM) -> None:
 def test_malformed_response_body_is_retried(fake: FakeLLM) -> None:
     fake.play(Reply(body=b"<html>502 Bad Gateway</html>", content_type="text/html"), completion(GOOD))
     llm, sleeps = summarizer(fake)
-    assert llm.describe_page(PAGE, PAGE).fallback_reason is None
+    assert llm.describe_page(ONE_PAGE, 0).fallback_reason is None
     assert fake.attempts == 2 and len(sleeps) == 1
 
 
 def test_empty_page_is_not_sent(fake: FakeLLM) -> None:
     llm, _ = summarizer(fake)
-    description = llm.describe_page("  \n ", "document")
+    description = llm.describe_page(one_page("  \n "), 0)
     assert fake.attempts == 0
     assert description.source == llm.fallback.identity and description.fallback_reason is None
 
@@ -241,7 +253,7 @@ def test_empty_page_is_not_sent(fake: FakeLLM) -> None:
 def test_client_errors_are_not_retried(fake: FakeLLM) -> None:
     fake.play(error(404, "no such model"))
     llm, sleeps = summarizer(fake)
-    description = llm.describe_page(PAGE, PAGE)
+    description = llm.describe_page(ONE_PAGE, 0)
     assert fake.attempts == 1 and not sleeps
     assert "HTTP 404: no such model" in (description.fallback_reason or "")
 
@@ -250,7 +262,7 @@ def test_slow_reply_times_out_and_falls_back(fake: FakeLLM) -> None:
     fake.play(completion(GOOD, delay_s=2.0))
     llm, _ = summarizer(fake, timeout_s=0.5, max_retries=1)
     started = time.monotonic()
-    description = llm.describe_page(PAGE, PAGE)
+    description = llm.describe_page(ONE_PAGE, 0)
     assert time.monotonic() - started < 2.0
     assert "timeout after 0.5s" in (description.fallback_reason or "")
     assert description.source == llm.fallback.identity
@@ -260,7 +272,7 @@ def test_slow_reply_times_out_and_falls_back(fake: FakeLLM) -> None:
 def test_unreachable_server_falls_back(fake: FakeLLM) -> None:
     cfg = LLMConfig(base_url=fake.url, model="m", max_retries=1)
     fake.close()
-    description = OpenAISummarizer(cfg, sleep=Sleeps()).describe_page(PAGE, PAGE)
+    description = OpenAISummarizer(cfg, sleep=Sleeps()).describe_page(ONE_PAGE, 0)
     assert "connection error" in (description.fallback_reason or "")
 
 
@@ -268,10 +280,10 @@ def test_switches_to_max_completion_tokens_when_asked(fake: FakeLLM) -> None:
     message = "Unsupported parameter: 'max_tokens'. Use 'max_completion_tokens' instead."
     fake.play(error(400, message), completion(GOOD))
     llm, sleeps = summarizer(fake, model="reasoning-model")
-    assert llm.describe_page(PAGE, PAGE).fallback_reason is None
+    assert llm.describe_page(ONE_PAGE, 0).fallback_reason is None
     assert "max_tokens" in fake.requests[0].body and "max_completion_tokens" in fake.requests[1].body
     assert "max_tokens" not in fake.requests[1].body and not sleeps
-    llm.describe_page(PAGE, PAGE)
+    llm.describe_page(ONE_PAGE, 0)
     assert "max_completion_tokens" in fake.requests[2].body  # remembered for this endpoint
 
 
@@ -282,7 +294,7 @@ def test_describe_group_merges_keywords_in_code(fake: FakeLLM) -> None:
         Description("Part one on revenue.", ["revenue", "Costs", "tax"], "x"),
         Description("Part two on costs.", ["costs", "debt", "Revenue"], "x"),
     ]
-    parent = llm.describe_group(children)
+    parent = llm.describe_group(children, pages_of(children), range(2))
     assert parent == Description(
         "Both parts discuss revenue.", ["revenue", "Costs", "tax", "debt"], llm.identity
     )
@@ -299,16 +311,18 @@ def test_describe_group_falls_back(fake: FakeLLM) -> None:
         Description("Revenue grew strongly.", ["revenue"], "x"),
         Description("Debt fell.", ["debt"], "x"),
     ]
-    parent = llm.describe_group(children)
+    context = pages_of(children)
+    parent = llm.describe_group(children, context, range(2))
     assert parent.source == llm.fallback.identity and "HTTP 503" in (parent.fallback_reason or "")
-    assert parent.keywords == ["revenue", "debt"] and fake.attempts == 3
+    expected = ExtractiveSummarizer().describe_group(children, context, range(2))
+    assert (parent.summary, parent.keywords) == (expected.summary, expected.keywords) and fake.attempts == 3
 
 
 def test_summarizer_is_thread_safe(fake: FakeLLM) -> None:
     fake.play(error(500), completion(GOOD))  # one thread sees a failure first and must retry
     llm, _ = summarizer(fake, concurrency=4)
     with ThreadPoolExecutor(max_workers=llm.max_workers) as pool:
-        results = list(pool.map(lambda i: llm.describe_page(f"{PAGE} {i}", PAGE), range(12)))
+        results = list(pool.map(lambda i: llm.describe_page(one_page(f"{PAGE} {i}"), 0), range(12)))
     assert all(r.fallback_reason is None and r.keywords == GOOD["keywords"] for r in results)
     assert fake.attempts == 13
 
@@ -349,7 +363,7 @@ def test_api_key_never_leaks(fake: FakeLLM, caplog: pytest.LogCaptureFixture) ->
     _assert_no_sentinel(repr(cfg), str(cfg), llm.identity)
 
     fake.play(echo_auth(500))  # the server echoes "Bearer sk-..." into its error body
-    description = llm.describe_page(PAGE, PAGE)
+    description = llm.describe_page(ONE_PAGE, 0)
     assert description.fallback_reason and "HTTP 500" in description.fallback_reason
     _assert_no_sentinel(description.fallback_reason)
 
@@ -361,7 +375,7 @@ def test_api_key_never_leaks(fake: FakeLLM, caplog: pytest.LogCaptureFixture) ->
     _assert_no_sentinel(str(exc), repr(exc), "".join(traceback.format_exception(exc)))
 
     fake.play(completion({"summary": f"The key is {SENTINEL}.", "keywords": [SENTINEL, "key"]}))
-    echoed = llm.describe_page(PAGE, PAGE)
+    echoed = llm.describe_page(ONE_PAGE, 0)
     _assert_no_sentinel(echoed.summary, *echoed.keywords)
 
     assert fake.attempts == 3 + 1 + 1
@@ -381,7 +395,7 @@ def real_llm(local_llm: str) -> OpenAISummarizer:  # noqa: F811 - the imported f
 
 def test_real_llm_describes_a_page(real_llm: OpenAISummarizer) -> None:
     started = time.monotonic()
-    page = real_llm.describe_page(PAGE, PAGE)
+    page = real_llm.describe_page(ONE_PAGE, 0)
     print(f"SmolLM2 page description in {time.monotonic() - started:.1f}s: {page}")
     assert page.fallback_reason is None, page.fallback_reason
     assert page.source == real_llm.identity
@@ -404,7 +418,7 @@ def test_real_llm_describes_a_group(real_llm: OpenAISummarizer) -> None:
         ),
     ]
     started = time.monotonic()
-    group = real_llm.describe_group(children)
+    group = real_llm.describe_group(children, pages_of(children), range(2))
     print(f"SmolLM2 group description in {time.monotonic() - started:.1f}s: {group}")
     assert group.fallback_reason is None, group.fallback_reason
     assert group.source == real_llm.identity and group.summary.strip()

@@ -3,13 +3,17 @@ and adds no point; changing one page re-describes only that page and its ancesto
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from conftest import FINANCE
 from fake_llm import FakeLLM, valid_reply
 
+from drag_core.app.display import stale_warning
+from drag_core.cli.output import console, docs_table
 from drag_core.config import LLMConfig, Settings
 from drag_core.engine import Engine
+from drag_core.ingest import pipeline
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.describe.openai_llm import OpenAISummarizer
 
@@ -83,3 +87,22 @@ def test_reingesting_unchanged_files_parses_describes_and_embeds_nothing(embedde
         assert len(fake.requests) == calls, "no LLM call"
         assert embedder.embedded == embedded, "nothing embedded"
         engine.close()
+
+
+def test_an_index_built_by_an_older_tree_is_flagged_and_rebuilt_once(
+    make_engine, monkeypatch, tmp_path
+) -> None:
+    monkeypatch.setattr(pipeline, "TREE_VERSION", "an-older-tree")
+    engine = make_engine(str(tmp_path / "qdrant"), cache_path=tmp_path / "cache.sqlite")
+    assert engine.ingest_bytes("topics.md", _sections()).status == "indexed"
+    monkeypatch.undo()
+    (info,) = engine.documents()
+    assert not info.current and info.stale_reason == pipeline.StaleReason.OLDER_TREE
+    shown = io.StringIO()
+    console(shown).print(docs_table([info]))
+    assert "older tree version: ingest again" in " ".join(shown.getvalue().split())
+    assert "indexed by an older version of the tree" in (stale_warning([info]) or "")
+    rebuilt = engine.ingest_bytes("topics.md", _sections())
+    assert rebuilt.status == "replaced" and engine.store.count() == rebuilt.nodes
+    assert [d.current for d in engine.documents()] == [True]
+    assert engine.ingest_bytes("topics.md", _sections()).status == "unchanged", "free from then on"

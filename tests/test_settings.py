@@ -15,6 +15,7 @@ from drag_core.engine import Engine
 from drag_core.evaluation.background import plan
 from drag_core.evaluation.datasets import load_dataset
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
+from drag_core.ingest.tree import TREE_VERSION
 from drag_core.ingest.vector_text import VectorPolicy
 from drag_core.integrations.langchain import DragRetriever
 
@@ -65,6 +66,10 @@ def test_eval_and_the_evaluate_pages_plan_use_the_settings(tmp_path: Path, open_
     tiny, policy = load_dataset(dataset), VectorPolicy()
     assert plan(tiny, policy, Settings.from_env(CHANGED | places)).ready, "the index eval just built"
     assert not plan(tiny, policy, Settings.from_env(places)).ready, "other settings, another index"
+    manifest = next((tmp_path / "eval").rglob("manifest.json"))
+    manifest.write_text(manifest.read_text().replace(TREE_VERSION, "an-older-tree"))
+    assert not plan(tiny, policy, Settings.from_env(CHANGED | places)).ready, "an older tree is rebuilt"
+    manifest.write_text(manifest.read_text().replace("an-older-tree", TREE_VERSION))
 
     built = "The index of this data set is built for these settings"
     for env, ready in ((CHANGED | places, True), (places, False)):

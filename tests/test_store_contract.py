@@ -21,7 +21,7 @@ from drag_core.ingest.describe.describer import Describer
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.lease import Lease, ended_here
 from drag_core.ingest.loading import load_path
-from drag_core.ingest.tree import build_tree
+from drag_core.ingest.pipeline import describe_tree
 from drag_core.ingest.vector_text import VectorPolicy, dense_vectors, sparse_texts
 from drag_core.store import (
     DENSE,
@@ -49,12 +49,13 @@ def documents(embedder):
     built = []
     for name in FILES:
         document = load_path(FINANCE / name)
-        nodes = build_tree(document, describer.pages([p.text for p in document.pages]), describer.groups)
+        nodes = describe_tree(document, describer)
+        bodies = [page.body for page in document.pages]
         built.append(
             (
                 nodes,
-                dense_vectors(nodes, policy, embedder.dense),
-                embedder.sparse(sparse_texts(nodes, policy)),
+                dense_vectors(nodes, policy, embedder.dense, bodies),
+                embedder.sparse(sparse_texts(nodes, policy, bodies)),
             )
         )
     return built

@@ -1,6 +1,6 @@
 """What the app says in words: Markdown escaping, counts and page spans, clocks, the settings described
-without secrets (and the variables that set them), and the warning about documents built with other vector
-settings. No Streamlit here, so all of it is testable."""
+without secrets (and the variables that set them), and the warning about documents built by an older tree or
+with other vector settings. No Streamlit here, so all of it is testable."""
 
 from __future__ import annotations
 
@@ -11,10 +11,13 @@ from urllib.parse import urlsplit
 
 from drag_core.config import ENV_VARS, LLMConfig, Settings
 from drag_core.engine import DocumentInfo
+from drag_core.ingest.pipeline import StaleReason
 from drag_core.text import counted, page_span
 
 __all__ = [
     "ENV_VARS",
+    "RUNNING_LINES_SHOWN",
+    "STALE_WORDS",
     "clock",
     "counted",
     "describe_settings",
@@ -22,23 +25,53 @@ __all__ = [
     "page_span",
     "percent",
     "public_url",
+    "running_lines_note",
     "stale_warning",
 ]
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
+RUNNING_LINES_SHOWN = 6
+#: How the app explains each ``StaleReason``.
+STALE_WORDS = {
+    StaleReason.OLDER_TREE: "by an older version of the tree (running headers, sections, summaries and keywords "
+    "are built differently now)",
+    StaleReason.OTHER_VECTORS: "with other vector settings (vector policy or BM25 constants) than the current ones",
+}
+
+
 def stale_warning(documents: Sequence[DocumentInfo]) -> str | None:
-    """What to tell people when some documents were built with other vector settings than the current ones."""
-    stale = [d.file_name for d in documents if not d.current]
-    if not stale:
+    """What to tell people when some documents were not built as the current settings build them: one
+    sentence per reason."""
+    by_reason: dict[str, list[str]] = {}
+    for d in documents:
+        if not d.current:
+            by_reason.setdefault(d.stale_reason or StaleReason.OTHER_VECTORS, []).append(d.file_name)
+    if not by_reason:
         return None
-    one = len(stale) == 1
-    it = "it" if one else "them"
+    sentences = []
+    for reason, stale in by_reason.items():
+        one = len(stale) == 1
+        it = "it" if one else "them"
+        sentences.append(
+            f"{len(stale)} of {counted(len(documents), 'document')} {'was' if one else 'were'} indexed "
+            f"{STALE_WORDS.get(reason, reason)}, so {'its' if one else 'their'} scores do not compare fairly "
+            f"with the others'. Upload {it} again to rebuild {it}: {', '.join(stale)}"
+        )
+    return " ".join(sentences)
+
+
+def running_lines_note(info: DocumentInfo, shown: int = RUNNING_LINES_SHOWN) -> str:
+    """The running headers and footers left out of a document's summaries, keywords and vectors, in a line."""
+    lines = [f"“{line}” on {counted(pages, 'page')}" for line, pages in info.running_lines[:shown]]
+    if len(info.running_lines) > shown:
+        lines.append(f"{counted(len(info.running_lines) - shown, 'more line')}")
+    if info.page_numbers:
+        lines.append(f"{counted(info.page_numbers, 'other page number')}")
     return (
-        f"{len(stale)} of {counted(len(documents), 'document')} {'was' if one else 'were'} indexed with other "
-        f"vector settings (vector policy or BM25 constants) than the current ones, so {'its' if one else 'their'} "
-        f"scores do not compare fairly with the others'. Upload {it} again to rebuild {it}: {', '.join(stale)}"
+        "Running headers and footers left out of summaries, keywords and vectors (the page text keeps them; "
+        f"N is a number): {'; '.join(lines)}."
     )
 
 

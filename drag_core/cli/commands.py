@@ -181,7 +181,7 @@ def docs(args: argparse.Namespace, settings: Settings) -> int:
 @command("tree")
 def tree(args: argparse.Namespace, settings: Settings) -> int:
     def show(nodes: list[Node]) -> None:
-        print(f"{args.file}: {counted(len(nodes), 'node')} (pages, level, id, keywords)")
+        print(f"{args.file}: {counted(len(nodes), 'node')} (pages, level, id, section — keywords)")
         print("\n".join(tree_lines(nodes)))
 
     return _read(

@@ -29,6 +29,7 @@ __all__ = [
     "PIPE_WIDTH",
     "SNIPPET_CHARS",
     "SUMMARY_CHARS",
+    "TITLE_CHARS",
     "console",
     "cut",
     "docs_table",
@@ -42,6 +43,8 @@ __all__ = [
 
 SUMMARY_CHARS = 100
 SNIPPET_CHARS = 160
+#: Longest section title a table or outline line shows.
+TITLE_CHARS = 40
 #: What the score columns mean, under every result table.
 LEGEND = (
     "cosine: MiniLM similarity of question and node (higher is closer); BM25: term-match score (– shares no "
@@ -127,17 +130,31 @@ def docs_table(docs: Sequence[DocumentInfo]) -> Table:
     for name, attr in (("pages", "pages"), ("empty", "empty_pages"), ("nodes", "nodes")):
         table.add_column(name, footer=total(attr), justify="right")
     table.add_column("levels", justify="right")
+    table.add_column("sections", footer=total("sections"), justify="right")
+    table.add_column("running lines", justify="right")
     table.add_column("LLM fallbacks", footer=total("fallbacks"), justify="right")
-    table.add_column("vectors")
+    table.add_column("built")
     for d in docs:
-        current = "current" if d.current else "other settings: ingest again"
-        row = (d.file_name, d.pages, d.empty_pages, d.nodes, d.levels, d.fallbacks, current)
+        built = "current" if d.current else f"{d.stale_reason}: ingest again"
+        running = len(d.running_lines)
+        row = (
+            d.file_name,
+            d.pages,
+            d.empty_pages,
+            d.nodes,
+            d.levels,
+            d.sections,
+            running,
+            d.fallbacks,
+            built,
+        )
         table.add_row(*map(str, row))
     return table
 
 
 def tree_lines(nodes: Sequence[Node]) -> list[str]:
-    """A document's tree as an indented outline: page span, level, short id, keywords."""
+    """A document's tree as an indented outline: page span, level, short id, section title (when the document
+    has an outline) and keywords."""
     by_id = {n.id: n for n in nodes}
     ids = short_ids(by_id)
     width = max((len(page_span(n.page_start, n.page_end)) for n in nodes), default=0)
@@ -146,7 +163,10 @@ def tree_lines(nodes: Sequence[Node]) -> list[str]:
     def walk(node: Node, depth: int) -> None:
         span = page_span(node.page_start, node.page_end)
         keywords = ", ".join(node.keywords[:KEYWORDS_SHOWN])
-        lines.append(f"{'  ' * depth}{span:<{width}}  L{node.level}  #{ids[node.id]}  {keywords}".rstrip())
+        title = f"{cut(node.title, TITLE_CHARS)} — " if node.title else ""
+        lines.append(
+            f"{'  ' * depth}{span:<{width}}  L{node.level}  #{ids[node.id]}  {title}{keywords}".rstrip()
+        )
         for child in node.child_ids:
             if child in by_id:
                 walk(by_id[child], depth + 1)

@@ -34,6 +34,7 @@ from drag_core.evaluation.index import MANIFEST, default_folder, open_index, rem
 from drag_core.ingest.loading import clean_file_name
 from drag_core.ingest.pipeline import ProgressEvent
 from drag_core.ingest.progress import ProgressMeter
+from drag_core.ingest.tree import TREE_VERSION
 from drag_core.ingest.vector_text import VectorPolicy
 
 __all__ = [
@@ -80,9 +81,10 @@ class Plan:
 
 
 def plan(dataset: Dataset, policy: VectorPolicy, settings: Settings) -> Plan:
-    """Whether the data set's default index is built for ``policy`` and the settings (BM25 constants, PDF
-    engine) and, if not, what indexing the rest costs: the documents its ledger does not hold yet, at the
-    pace the ledgers of this data set measured (or ``SECONDS_PER_PAGE``)."""
+    """Whether the data set's default index is built for ``policy``, the settings (BM25 constants, PDF engine)
+    and this version of the tree and, if not, what indexing the rest costs: the documents its ledger does not
+    hold yet (built with this tree), at the pace the ledgers of this data set measured (or
+    ``SECONDS_PER_PAGE``)."""
     folder = default_folder(dataset, policy, settings)
     manifest = folder / MANIFEST
     if manifest.is_file():
@@ -90,6 +92,7 @@ def plan(dataset: Dataset, policy: VectorPolicy, settings: Settings) -> Plan:
         if (
             built.get("fingerprint") == dataset.fingerprint()
             and built.get("vector_policy") == policy.identity
+            and built.get("tree_version") == TREE_VERSION
         ):
             return Plan(True, 0, 0, 0.0)
     work = remaining_work(dataset, folder)

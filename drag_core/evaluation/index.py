@@ -24,6 +24,7 @@ from drag_core.ingest.describe.base import Summarizer
 from drag_core.ingest.loading import LoadedDocument, expected_pages
 from drag_core.ingest.parsing import PageCache, Parser, page_cache_path
 from drag_core.ingest.pipeline import IngestReport, ProgressCallback, ProgressEvent
+from drag_core.ingest.tree import TREE_VERSION
 from drag_core.ingest.vector_text import VectorPolicy, titled
 from drag_core.models.embeddings import Embedder
 
@@ -90,7 +91,7 @@ def corpus_avg_len(dataset: Dataset, embedder: Embedder, settings: Settings) -> 
     lengths = [
         len(tokens)
         for document in documents(dataset, settings)
-        for tokens in embedder.bm25_tokens([titled(p.file_name, p.text) for p in document.pages])
+        for tokens in embedder.bm25_tokens([titled(p.file_name, p.body) for p in document.pages])
     ]
     return sum(lengths) / len(lengths) if lengths else Bm25Params.avg_len
 
@@ -103,6 +104,7 @@ def identity(dataset: Dataset, engine: Engine) -> dict[str, Any]:
         "fingerprint": dataset.fingerprint(),
         "vector_policy": engine.policy.identity,
         "summarizer": getattr(engine.summarizer, "identity", type(engine.summarizer).__name__),
+        "tree_version": TREE_VERSION,
         "dense_model": engine.embedder.dense_model,
         "sparse_model": engine.embedder.sparse_identity,
     } | pdf
@@ -162,9 +164,14 @@ def ensure_ingested(
 
 def source_key(path: Path) -> str:
     """What identifies a document file in the ledger: its name, size and modification time (as the data set's
-    fingerprint reads them). A passage is keyed by the corpus fingerprint and its name."""
+    fingerprint reads them) and the tree version it was built with (an older tree is built again). A passage
+    is keyed by the corpus fingerprint and its name."""
     stat = path.stat()
-    return f"{path.name}/{stat.st_size}/{stat.st_mtime_ns}"
+    return f"{path.name}/{stat.st_size}/{stat.st_mtime_ns}/tree-{TREE_VERSION}"
+
+
+def _passage_key(fingerprint: str, name: str) -> str:
+    return f"{fingerprint}/tree-{TREE_VERSION}/{name}"
 
 
 def ingest_dataset(
@@ -180,7 +187,7 @@ def ingest_dataset(
     reports = []
     for document in passages(dataset):
         report = engine.ingest_document(document)
-        reports.append(_recorded(ledger, f"{fingerprint}/{document.file_name}", report))
+        reports.append(_recorded(ledger, _passage_key(fingerprint, document.file_name), report))
         if progress and (len(reports) % PASSAGE_PROGRESS_EVERY == 0 or len(reports) == total):
             progress(ProgressEvent(dataset.name, "passages", len(reports), total))
     return reports
@@ -227,7 +234,7 @@ def remaining_work(dataset: Dataset, folder: Path) -> list[tuple[str, int]]:
     every document its ledger does not hold — for a passage set, one entry (the data set, passages left)."""
     done = {entry.get("key") for entry in ledger_entries(folder)}
     if dataset.kind == PASSAGE_KIND:
-        prefix = f"{dataset.fingerprint()}/"
+        prefix = _passage_key(dataset.fingerprint(), "")
         left = passage_count(dataset) - sum(1 for key in done if str(key).startswith(prefix))
         return [(dataset.name, left)] if left > 0 else []
     return [

@@ -1,7 +1,10 @@
 """Loading files into pages: PDF by PDFium or pypdf (one page = one unit, ``pdf_text``), TXT/MD split into
-page-sized sections.
+page-sized sections (a text file with form feeds, as ``pdftotext`` writes, into its pages).
 
-Every failure is a ``LoadError`` with a one-line, user-facing reason; nothing is half-loaded.
+Paged documents (PDFs, text with form feeds) get their running headers and footers recognised
+(``running_lines``): each page's ``body`` leaves them out. PDFs bring their outline and Markdown files their
+headings (``outline``). Every failure is a ``LoadError`` with a one-line, user-facing reason; nothing is
+half-loaded.
 """
 
 from __future__ import annotations
@@ -14,12 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from drag_core.errors import DragError
+from drag_core.ingest.outline import OutlineEntry, markdown_outline, pdf_outline
 from drag_core.ingest.pdf_text import DEFAULT_PDF_ENGINE, PdfError, pdf_page_count, pdf_pages
+from drag_core.ingest.running_lines import find_running_lines, page_bodies
 from drag_core.types import Page
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_PAGES",
+    "MARKDOWN_SUFFIXES",
+    "MIN_FORM_FEED_PAGES",
     "PDF_SUFFIXES",
     "SECTION_CHARS",
     "SUPPORTED_SUFFIXES",
@@ -30,17 +37,22 @@ __all__ = [
     "decode_text",
     "document_id",
     "expected_pages",
+    "form_feed_pages",
     "load_bytes",
     "load_path",
+    "paged_document",
+    "section_spans",
     "split_sections",
 ]
 
 PDF_SUFFIXES = frozenset({".pdf"})
-TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text"})
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
+TEXT_SUFFIXES = frozenset({".txt", ".text"}) | MARKDOWN_SUFFIXES
 SUPPORTED_SUFFIXES = PDF_SUFFIXES | TEXT_SUFFIXES
 SECTION_CHARS = 3000
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 DEFAULT_MAX_PAGES = 3000
+MIN_FORM_FEED_PAGES = 3  # a text file with fewer pages between form feeds is cut into sections
 
 _NON_BLANK = re.compile(r"\S")
 _HEADING = re.compile(r"^(#{1,6}\s|\S.*\n[=-]{3,}\s*$)", re.MULTILINE)
@@ -65,11 +77,18 @@ class LoadedDocument:
         file_name: the file's base name, cleaned of directories.
         doc_id: hash of the file's bytes (identifies this version of the document).
         pages: the pages, in order; empty pages are kept.
+        running_lines: the running headers and footers left out of the pages' bodies: (an example line, on
+            how many pages), most pages first.
+        page_numbers: pages whose printed page number was left out of the body.
+        outline: the document's sections (PDF bookmarks, Markdown headings), in order; empty without any.
     """
 
     file_name: str
     doc_id: str
     pages: list[Page]
+    running_lines: tuple[tuple[str, int], ...] = ()
+    page_numbers: int = 0
+    outline: tuple[OutlineEntry, ...] = ()
 
     @property
     def empty_pages(self) -> int:
@@ -134,6 +153,7 @@ def load_bytes(
         raise LoadError("empty file (0 bytes)")
     if len(data) > max_bytes:
         raise LoadError(_too_large(len(data), max_bytes))
+    doc_id = document_id(data)
     if suffix in PDF_SUFFIXES:
         try:
             texts = pdf_pages(data, max_pages, pdf_engine)
@@ -141,14 +161,44 @@ def load_bytes(
             raise LoadError(str(error)) from error
         if not any(text.strip() for text in texts):
             raise LoadError("no extractable text (scanned images only, or an empty document)")
-    else:
-        texts = split_sections(decode_text(data), limit=max_pages)
-        if not texts:
-            raise LoadError("no text: only blank lines and spaces")
-        if len(texts) > max_pages:
-            raise LoadError(f"text too long (more than {max_pages} sections of {SECTION_CHARS} characters)")
-    pages = [Page(file_name=file_name, number=i + 1, text=text) for i, text in enumerate(texts)]
-    return LoadedDocument(file_name=file_name, doc_id=document_id(data), pages=pages)
+        return paged_document(file_name, doc_id, texts, pdf_outline(data))
+    text = _normalised(decode_text(data))
+    paged = form_feed_pages(text)
+    if paged is not None:
+        if len(paged) > max_pages:
+            raise LoadError(f"too many pages ({len(paged)} > {max_pages})")
+        return paged_document(file_name, doc_id, paged)
+    spans = section_spans(text, limit=max_pages)
+    if not spans:
+        raise LoadError("no text: only blank lines and spaces")
+    if len(spans) > max_pages:
+        raise LoadError(f"text too long (more than {max_pages} sections of {SECTION_CHARS} characters)")
+    pages = [Page(file_name, i + 1, text[a:b]) for i, (a, b) in enumerate(spans)]
+    outline = markdown_outline(text, [a for a, _ in spans]) if suffix in MARKDOWN_SUFFIXES else []
+    return LoadedDocument(file_name, doc_id, pages, outline=tuple(outline))
+
+
+def paged_document(
+    file_name: str, doc_id: str, texts: list[str], outline: list[OutlineEntry] | None = None
+) -> LoadedDocument:
+    """A document of real pages: each page's body leaves out the running headers and footers."""
+    found = find_running_lines(texts)
+    bodies = page_bodies(texts, found)
+    pages = [Page(file_name, i + 1, text, body) for i, (text, body) in enumerate(zip(texts, bodies))]
+    return LoadedDocument(
+        file_name, doc_id, pages, tuple(found.listed()), found.page_numbers, tuple(outline or ())
+    )
+
+
+def form_feed_pages(text: str) -> list[str] | None:
+    """The pages of a text with form feeds (``pdftotext`` output; a final form feed ends the last page), or
+    None when it has fewer than ``MIN_FORM_FEED_PAGES`` pages with text."""
+    if "\f" not in text:
+        return None
+    pages = text.split("\f")
+    if not pages[-1].strip():
+        pages.pop()
+    return pages if sum(1 for page in pages if page.strip()) >= MIN_FORM_FEED_PAGES else None
 
 
 def _too_large(size: int, limit: int) -> str:
@@ -182,19 +232,29 @@ def _looks_binary(data: bytes) -> bool:
     return controls > len(sample) * 0.05
 
 
+def _normalised(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n").rstrip()
+
+
 def split_sections(text: str, size: int = SECTION_CHARS, limit: int | None = None) -> list[str]:
-    """Cut text into sections of about ``size`` characters, preferring headings, then paragraph breaks,
-    then line ends, then spaces; a section is never longer than ``size``. With ``limit``, stop after
-    ``limit + 1`` sections (enough to tell that a text is too long without cutting all of it)."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").rstrip()
-    sections: list[str] = []
+    """Cut text into sections of about ``size`` characters (see ``section_spans``)."""
+    text = _normalised(text)
+    return [text[a:b] for a, b in section_spans(text, size, limit)]
+
+
+def section_spans(text: str, size: int = SECTION_CHARS, limit: int | None = None) -> list[tuple[int, int]]:
+    """Where to cut text (line ends already normalised) into sections of about ``size`` characters, as (start, end)
+    offsets of each section without its surrounding blanks: preferring headings, then paragraph breaks, then
+    line ends, then spaces; a section is never longer than ``size``. With ``limit``, stop after ``limit + 1``
+    sections (enough to tell that a text is too long without cutting all of it)."""
+    spans: list[tuple[int, int]] = []
     start = _next_text(text, 0)
-    while start < len(text) and (limit is None or len(sections) <= limit):
+    while start < len(text) and (limit is None or len(spans) <= limit):
         window = text[start : start + size + 1]
         cut = len(window) if len(window) <= size else _best_cut(window, size)
-        sections.append(window[:cut].strip())
+        spans.append((start, start + len(window[:cut].rstrip())))
         start = _next_text(text, start + cut)
-    return [s for s in sections if s]
+    return spans
 
 
 def _next_text(text: str, position: int) -> int:

@@ -18,9 +18,10 @@ from concurrent.futures.process import BrokenProcessPool
 from functools import cache, partial
 from pathlib import Path
 
-from drag_core.ingest import loading, pdf_text
+from drag_core.ingest import loading, outline, pdf_text, running_lines
 from drag_core.ingest.describe.cache import TextCache
 from drag_core.ingest.loading import LoadedDocument, clean_file_name, document_id, load_bytes, load_path
+from drag_core.ingest.outline import OutlineEntry
 from drag_core.ingest.pdf_text import DEFAULT_PDF_ENGINE, check_engine, engine_version
 from drag_core.types import Page
 
@@ -35,8 +36,9 @@ START_METHOD = "fork" if "fork" in multiprocessing.get_all_start_methods() else 
 @cache
 def parser_identity(pdf_engine: str = DEFAULT_PDF_ENGINE) -> str:
     """Changes whenever the parser may produce other pages: the PDF engine, its version and the loaders'
-    source."""
-    source = b"".join(Path(module.__file__).read_bytes() for module in (loading, pdf_text))
+    source (running lines and outlines included)."""
+    modules = (loading, pdf_text, running_lines, outline)
+    source = b"".join(Path(module.__file__).read_bytes() for module in modules)
     return f"{engine_version(pdf_engine)}:{hashlib.sha256(source).hexdigest()[:16]}"
 
 
@@ -46,8 +48,8 @@ def page_cache_path(description_cache: Path | None) -> Path | None:
 
 
 class PageCache(TextCache):
-    """Page texts of parsed files, keyed by parser identity (PDF engine included), file name, size limit and
-    content hash."""
+    """Parsed files (page texts and bodies, running lines, outline), keyed by parser identity (PDF engine
+    included), file name, size limit and content hash."""
 
     table = "pages"
 
@@ -62,20 +64,35 @@ class PageCache(TextCache):
     ) -> LoadedDocument | None:
         """The document parsed earlier from the same bytes under the same name by the same engine, or None."""
         doc_id = document_id(data)
-        texts = self.read(self.key(name, doc_id, max_bytes, pdf_engine))
-        if texts is None:
+        value = self.read(self.key(name, doc_id, max_bytes, pdf_engine))
+        if value is None:
             return None
         file_name = clean_file_name(name)
-        pages = [Page(file_name=file_name, number=i + 1, text=t) for i, t in enumerate(json.loads(texts))]
-        return LoadedDocument(file_name=file_name, doc_id=doc_id, pages=pages)
+        parsed = json.loads(value)
+        pages = [
+            Page(file_name, i + 1, text, body)
+            for i, (text, body) in enumerate(zip(parsed["texts"], parsed["bodies"]))
+        ]
+        return LoadedDocument(
+            file_name,
+            doc_id,
+            pages,
+            tuple((line, count) for line, count in parsed["running_lines"]),
+            parsed["page_numbers"],
+            tuple(OutlineEntry(*entry) for entry in parsed["outline"]),
+        )
 
     def put(
         self, name: str, document: LoadedDocument, max_bytes: int, pdf_engine: str = DEFAULT_PDF_ENGINE
     ) -> None:
-        self.write(
-            self.key(name, document.doc_id, max_bytes, pdf_engine),
-            json.dumps([page.text for page in document.pages]),
-        )
+        parsed = {
+            "texts": [page.text for page in document.pages],
+            "bodies": [page.body for page in document.pages],
+            "running_lines": document.running_lines,
+            "page_numbers": document.page_numbers,
+            "outline": [(e.level, e.title, e.page) for e in document.outline],
+        }
+        self.write(self.key(name, document.doc_id, max_bytes, pdf_engine), json.dumps(parsed))
 
 
 class Parser:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import io
 import logging
 import os
+import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 __all__ = [
     "DEFAULT_PDF_ENGINE",
@@ -26,6 +27,7 @@ __all__ = [
     "pdf_page_count",
     "pdf_pages",
     "pdfium_lock",
+    "resolve_soft_hyphens",
 ]
 
 log = logging.getLogger(__name__)
@@ -48,9 +50,12 @@ if hasattr(os, "register_at_fork"):
 
 
 def pdfium_lock() -> threading.Lock:
-    """The process's PDFium lock: hold it around every PDFium call (reading text here, rendering pages in
-    ``drag_core.evidence``)."""
+    """The lock every PDFium call of this process holds (looked up on each use: a fork replaces it)."""
     return _PDFIUM_LOCK
+
+
+_SOFT_HYPHENATED = re.compile(rf"([^\W\d_]+){PDFIUM_HYPHEN}([^\W\d_]+)")
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 class PdfError(Exception):
@@ -80,7 +85,21 @@ def pdf_pages(data: bytes, max_pages: int, engine: str = DEFAULT_PDF_ENGINE) -> 
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise PdfError("not a PDF (no %PDF header)")
     reader = _pdfium_pages if check_engine(engine) == "pdfium" else _pypdf_pages
-    return [text.replace("\x00", "") for text in reader(data, max_pages)]
+    return resolve_soft_hyphens([text.replace("\x00", "") for text in reader(data, max_pages)])
+
+
+def resolve_soft_hyphens(pages: Sequence[str]) -> list[str]:
+    """PDFium's line-break hyphens (``PDFIUM_HYPHEN``, U+FFFE, inside the joined word): removed
+    where the joined word occurs elsewhere in the document ("according"), else a plain "-" ("low-level")."""
+    if not any(PDFIUM_HYPHEN in page for page in pages):
+        return list(pages)
+    words = {word.lower() for page in pages for word in _WORD.findall(page.replace(PDFIUM_HYPHEN, "-"))}
+
+    def join(match: re.Match[str]) -> str:
+        head, tail = match.group(1), match.group(2)
+        return head + tail if (head + tail).lower() in words else f"{head}-{tail}"
+
+    return [_SOFT_HYPHENATED.sub(join, page).replace(PDFIUM_HYPHEN, "-") for page in pages]
 
 
 def pdf_page_count(data: bytes) -> int:
@@ -131,7 +150,7 @@ def _pdfium_page(document: object, index: int) -> str:
         text_page = page.get_textpage()
         try:
             text = text_page.get_text_range()
-            return text.replace("\r\n", "\n").replace("\r", "\n").replace(PDFIUM_HYPHEN, "-")
+            return text.replace("\r\n", "\n").replace("\r", "\n")
         finally:
             text_page.close()
     finally:

@@ -15,10 +15,12 @@ from enum import StrEnum
 from typing import Any
 
 from drag_core.config import DEFAULT_SPARSE_MODEL
+from drag_core.ingest.describe.base import DocumentContext, document_terms
+from drag_core.ingest.describe.corpus import CorpusView, IndexCorpus
 from drag_core.ingest.describe.describer import Describer
 from drag_core.ingest.lease import Lease
 from drag_core.ingest.loading import LoadedDocument, LoadError
-from drag_core.ingest.tree import build_tree, parent_count
+from drag_core.ingest.tree import TREE_VERSION, build_tree, plan_tree
 from drag_core.ingest.vector_text import VectorPolicy, dense_count, dense_vectors, sparse_texts
 from drag_core.models.embeddings import Embedder
 from drag_core.store import NodeStore
@@ -34,8 +36,11 @@ __all__ = [
     "Ingestor",
     "ProgressCallback",
     "ProgressEvent",
+    "StaleReason",
     "built_alike",
+    "describe_tree",
     "failed",
+    "stale_reason",
     "stop_if_asked",
 ]
 
@@ -128,11 +133,47 @@ class IngestReport:
         )
 
 
+def describe_tree(
+    document: LoadedDocument,
+    describer: Describer,
+    corpus: CorpusView | None = None,
+    progress: Callable[[str], Callable[[int, int], None] | None] = lambda stage: None,
+    timer: Callable[[str], AbstractContextManager[Any]] = lambda stage: nullcontext(),
+) -> list[Node]:
+    """The document's described tree (describe → tree): its pages described from their bodies against
+    ``corpus`` (None: the document alone), then the planned parents level by level. ``progress`` and
+    ``timer`` give each of the stages "summaries" and "tree" its progress callback and its timer; the tree's
+    progress counts over all its levels."""
+    bodies = [page.body for page in document.pages]
+    if corpus is None:
+        context = DocumentContext.alone(document.file_name, bodies)
+    else:
+        context = DocumentContext(document.file_name, tuple(bodies), corpus)
+    with timer("summaries"):
+        pages = describer.pages(context, progress("summaries"))
+    with timer("tree"):
+        plan = plan_tree(document)
+        tree_progress, finished = progress("tree"), 0
+
+        def describe_level(groups: list[tuple[list[Description], range]]) -> list[Description]:
+            nonlocal finished
+            done_so_far = finished
+            report = (
+                (lambda done, _: tree_progress(done_so_far + done, plan.parents)) if tree_progress else None
+            )
+            described = describer.groups(context, groups, report)
+            finished += len(groups)
+            return described
+
+        return build_tree(document, pages, plan, describe_level)
+
+
 class Ingestor:
     """Runs the pipeline for loaded documents against one store.
 
     Attributes:
         store, embedder, describer, policy: the parts it wires together.
+        corpus: the term statistics of the indexed documents keywords are weighed against.
         lock: held around store calls only, so searches go on while pages are described and embedded.
         lease: stamped on every point written (None: no lease, a single writer).
     """
@@ -143,6 +184,7 @@ class Ingestor:
         embedder: Embedder,
         describer: Describer,
         policy: VectorPolicy,
+        corpus: IndexCorpus,
         lock: AbstractContextManager[Any] | None = None,
         lease: Lease | None = None,
     ) -> None:
@@ -150,6 +192,7 @@ class Ingestor:
         self.embedder = embedder
         self.describer = describer
         self.policy = policy
+        self.corpus = corpus
         self.lock = lock if lock is not None else nullcontext()
         self.lease = lease
 
@@ -184,21 +227,24 @@ class Ingestor:
             return report_progress
 
         timer = _StageTimer(report)
-        with timer("summaries"):
-            pages = self.describer.pages([p.text for p in document.pages], stage("summaries"))
-        with timer("tree"):
-            nodes = build_tree(document, pages, self._level_describer(len(pages), stage("tree")))
+        key = (document.file_name, document.doc_id)
+        bodies = [page.body for page in document.pages]
+        counts = document_terms(bodies)
+        with self.lock:
+            older, _ = self._versions(document.file_name, document.doc_id)
+        corpus = self.corpus.view(key, counts, [(root.file_name, root.doc_id) for root in older])
+        nodes = describe_tree(document, self.describer, corpus, stage, timer)
         report.nodes = len(nodes)
         report.fallbacks = sum(1 for n in nodes if n.fallback_reason)
         with timer("vectors"):  # counted in texts the dense model embeds, the unit of its batches
             embedded = dense_count(nodes, self.policy)
             stage("vectors")(0, embedded)
             dense = dense_vectors(
-                nodes, self.policy, lambda texts: self.embedder.dense(texts, stage("vectors"))
+                nodes, self.policy, lambda texts: self.embedder.dense(texts, stage("vectors")), bodies
             )
-            sparse = self.embedder.sparse(sparse_texts(nodes, self.policy))
+            sparse = self.embedder.sparse(sparse_texts(nodes, self.policy, bodies))
             stage("vectors")(embedded, embedded)
-        _describe_root(nodes[-1], report, self.policy, self.embedder.sparse_identity)
+        _describe_root(nodes[-1], document, report, self.policy, self.embedder.sparse_identity)
         stop_if_asked(cancel)  # the last chance: from here on the document is written whole
         with timer("store"), self.lock:
             stage("store")(0, len(nodes))
@@ -208,27 +254,15 @@ class Ingestor:
             if same is not None:  # same content built another way: its point ids are ours, so clear it first
                 self.store.delete_document(same.doc_id, same.file_name)
             self.store.write_document(nodes, dense, sparse, self.lease)
+            self.corpus.added(key, counts)
             for old in previous:
                 if old.doc_id != document.doc_id:
                     self.store.delete_document(old.doc_id, old.file_name)
+                    self.corpus.removed((old.file_name, old.doc_id))
             stage("store")(len(nodes), len(nodes))
         report.status = IngestStatus.REPLACED if previous else IngestStatus.INDEXED
         report.seconds = time.perf_counter() - started
         return report
-
-    def _level_describer(
-        self, pages: int, progress: Callable[[int, int], None]
-    ) -> Callable[[list[list[Description]]], list[Description]]:
-        """Describes one tree level per call, reporting progress over all the levels' parents together."""
-        total, finished = parent_count(pages), 0
-
-        def describe_level(groups: list[list[Description]]) -> list[Description]:
-            nonlocal finished
-            described = self.describer.groups(groups, lambda done, _: progress(finished + done, total))
-            finished += len(groups)
-            return described
-
-        return describe_level
 
     def unchanged(self, file_name: str, doc_id: str) -> IngestReport | None:
         """The report of a file whose content (``doc_id``) is indexed already, built as this ingestor builds
@@ -252,14 +286,33 @@ class Ingestor:
         return previous, next((root for root in previous if root.doc_id == doc_id), None)
 
 
-def built_alike(root: Node, policy: VectorPolicy, sparse_identity: str) -> bool:
-    """Whether an indexed version's vectors were built with this vector policy and sparse identity (roots
-    written before the sparse identity was recorded used the default sparse model)."""
+class StaleReason(StrEnum):
+    """Why an indexed document is not built as the current settings build it."""
+
+    OLDER_TREE = "older tree version"
+    OTHER_VECTORS = "other vector settings"
+
+
+def stale_reason(root: Node, policy: VectorPolicy, sparse_identity: str) -> str:
+    """Why an indexed version is not built as this ingestor builds it ("" when it is): an older tree (page
+    bodies, sections, descriptions: ``TREE_VERSION``), or other vector settings (vector policy, sparse model or
+    BM25 constants; roots written before the sparse identity was recorded used the default sparse model)."""
+    if root.extra.get("tree_version") != TREE_VERSION:
+        return StaleReason.OLDER_TREE
     sparse = root.extra.get("sparse_model", DEFAULT_SPARSE_MODEL)
-    return root.extra.get("vector_policy") == policy.identity and sparse == sparse_identity
+    if root.extra.get("vector_policy") != policy.identity or sparse != sparse_identity:
+        return StaleReason.OTHER_VECTORS
+    return ""
 
 
-def _describe_root(root: Node, report: IngestReport, policy: VectorPolicy, sparse_identity: str) -> None:
+def built_alike(root: Node, policy: VectorPolicy, sparse_identity: str) -> bool:
+    """Whether an indexed version was built as this ingestor builds it (``stale_reason`` is empty)."""
+    return not stale_reason(root, policy, sparse_identity)
+
+
+def _describe_root(
+    root: Node, document: LoadedDocument, report: IngestReport, policy: VectorPolicy, sparse_identity: str
+) -> None:
     root.extra = {
         "pages": report.pages,
         "empty_pages": report.empty_pages,
@@ -267,6 +320,10 @@ def _describe_root(root: Node, report: IngestReport, policy: VectorPolicy, spars
         "fallbacks": report.fallbacks,
         "vector_policy": policy.identity,
         "sparse_model": sparse_identity,
+        "tree_version": TREE_VERSION,
+        "running_lines": [list(line) for line in document.running_lines],
+        "page_numbers": document.page_numbers,
+        "sections": len(document.outline),
         "ingested_at": time.time(),
     }
 

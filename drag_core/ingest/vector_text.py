@@ -2,12 +2,20 @@
 
 * ``title``: the file name made readable (``AMCOR_2023_10K.pdf`` → ``AMCOR 2023 10K``); it is prefixed to every
   text so a question naming a company or a year can find the right document at every level. A name without a
-  letter (``4983.txt``, an evaluation corpus id) is no title and adds nothing.
-* Leaves: dense and sparse read the page text (MiniLM reads the first 256 word pieces; BM25 all of it).
+  letter (``4983.txt``, an evaluation corpus id) is no title and adds nothing. In the BM25 text the node's
+  section title follows it (``asymptote › 6 Programming › Paths and guides``, ``Node.title``; none without an
+  outline): the chapter a page is in, as its running header named it, without the page numbers. MiniLM reads
+  the page without it (measured: in the dense text too it cost ``adaptive`` two financebench-dev questions,
+  docs/evaluation.md).
+* Leaves: dense and sparse read the page's body — its text without the document's running headers and
+  footers (``running_lines``) — (MiniLM reads the first 256 word pieces; BM25 all of it).
 * Parents, ``parent_dense``: ``"summary"`` embeds title + summary + keywords; ``"centroid"`` takes the normalised
   mean of the children's dense vectors (so a parent sits among its pages).
 * Parents, ``parent_sparse``: ``"summary"`` indexes title + keywords + summary; ``"subtree"`` indexes all the page
-  text below the node.
+  bodies below the node.
+
+``bodies`` are the page bodies of the nodes' document in page order (``[page.body for page in
+document.pages]``): nodes hold the page text shown to people.
 """
 
 from __future__ import annotations
@@ -64,45 +72,51 @@ def title_of(file_name: str) -> str:
     return title if any(c.isalpha() for c in title) else ""
 
 
-def titled(file_name: str, text: str) -> str:
-    """``text`` under the file's title."""
-    title = title_of(file_name)
-    return f"{title}\n{text}" if title else text
+def titled(file_name: str, text: str, section: str = "") -> str:
+    """``text`` under the file's title and the section's (``section``: a node's title)."""
+    heading = " › ".join(part for part in (title_of(file_name), section) if part)
+    return f"{heading}\n{text}" if heading else text
 
 
-def _described(node: Node) -> str:
-    return titled(node.file_name, f"{node.summary}\nKeywords: {', '.join(node.keywords)}")
+def _described(node: Node, sparse: bool) -> str:
+    text = f"{node.summary}\nKeywords: {', '.join(node.keywords)}"
+    return titled(node.file_name, text, node.title if sparse else "")
 
 
-def leaf_text(node: Node) -> str:
-    return titled(node.file_name, node.text) if node.text.strip() else _described(node)
+def leaf_text(node: Node, bodies: Sequence[str], sparse: bool) -> str:
+    """What a page's dense or (``sparse``) BM25 vector reads: its body under the file's title (and, for BM25,
+    the section's); its description when it has no body."""
+    body = bodies[node.page_start - 1]
+    if not body.strip():
+        return _described(node, sparse)
+    return titled(node.file_name, body, node.title if sparse else "")
 
 
-def sparse_texts(nodes: Sequence[Node], policy: VectorPolicy) -> list[str]:
+def sparse_texts(nodes: Sequence[Node], policy: VectorPolicy, bodies: Sequence[str]) -> list[str]:
     """Text for each node's BM25 vector."""
     by_id = {n.id: n for n in nodes}
 
     def below(node: Node) -> str:
         if node.level == 0:
-            return node.text
+            return bodies[node.page_start - 1]
         return "\n".join(below(by_id[c]) for c in node.child_ids)
 
     out = []
     for node in nodes:
         if node.level == 0:
-            out.append(leaf_text(node))
+            out.append(leaf_text(node, bodies, sparse=True))
         elif policy.parent_sparse == "subtree":
-            out.append(titled(node.file_name, below(node)))
+            out.append(titled(node.file_name, below(node), node.title))
         else:
-            out.append(_described(node))
+            out.append(_described(node, sparse=True))
     return out
 
 
-def _dense_text(node: Node, policy: VectorPolicy) -> str | None:
+def _dense_text(node: Node, policy: VectorPolicy, bodies: Sequence[str]) -> str | None:
     """The text a node's dense vector embeds (None: a centroid of its children's vectors, no model call)."""
     if node.level == 0:
-        return leaf_text(node)
-    return _described(node) if policy.parent_dense == "summary" else None
+        return leaf_text(node, bodies, sparse=False)
+    return _described(node, sparse=False) if policy.parent_dense == "summary" else None
 
 
 def dense_count(nodes: Sequence[Node], policy: VectorPolicy) -> int:
@@ -111,14 +125,17 @@ def dense_count(nodes: Sequence[Node], policy: VectorPolicy) -> int:
 
 
 def dense_vectors(
-    nodes: Sequence[Node], policy: VectorPolicy, embed: Callable[[list[str]], np.ndarray]
+    nodes: Sequence[Node],
+    policy: VectorPolicy,
+    embed: Callable[[list[str]], np.ndarray],
+    bodies: Sequence[str],
 ) -> np.ndarray:
     """Dense vector of every node: leaves embed their text; parents per ``policy.parent_dense``.
 
     ``nodes`` are ordered leaves first, parents after their children (as ``tree.build_tree`` returns them).
     """
     index = {n.id: i for i, n in enumerate(nodes)}
-    texts = [_dense_text(n, policy) for n in nodes]
+    texts = [_dense_text(n, policy, bodies) for n in nodes]
     embedded_at = [i for i, t in enumerate(texts) if t is not None]
     embedded = embed([texts[i] for i in embedded_at])
     vectors = np.zeros((len(nodes), embedded.shape[1]), dtype=np.float32)

@@ -6,7 +6,7 @@ from drag_core.app.figures.evaluation import per_query_figure, recall_vs_pages, 
 from drag_core.app.figures.overlap import overlap_figure
 from drag_core.app.figures.sensitivity import sensitivity_html
 from drag_core.app.figures.steps import steps_figure
-from drag_core.app.figures.style import node_label
+from drag_core.app.figures.style import node_label, titled_label
 from drag_core.app.figures.tree import node_marks, selected_node_id, tree_figure
 from drag_core.knee import DEFAULT_SENSITIVITIES, SENSITIVITIES
 from drag_core.search.explain import step_rows
@@ -25,5 +25,6 @@ __all__ = [
     "step_rows",
     "steps_figure",
     "sweep_figure",
+    "titled_label",
     "tree_figure",
 ]

@@ -13,10 +13,20 @@ from drag_core.store import Candidate
 from drag_core.text import page_span
 from drag_core.types import Node
 
-__all__ = ["FONT", "HOVER_CHARS", "SNIPPET_CHARS", "TITLE_CHARS", "escaped_lines", "node_label", "snippet"]
+__all__ = [
+    "FONT",
+    "HOVER_CHARS",
+    "SNIPPET_CHARS",
+    "TITLE_CHARS",
+    "escaped_lines",
+    "node_label",
+    "snippet",
+    "titled_label",
+]
 
 SNIPPET_CHARS = 200
 HOVER_CHARS = 320
+TITLE_CHARS = 70
 FONT = {"family": "DejaVu Sans, Arial, sans-serif", "size": 12}
 
 
@@ -30,6 +40,13 @@ def node_label(node: Node | Candidate) -> str:
     title = getattr(node, "title", "")
     named = f" · {snippet(title, TITLE_CHARS)}" if title else ""
     return f"L{node.level} · {page_span(node.page_start, node.page_end)}{named}{root}"
+
+
+def titled_label(node: Node) -> str:
+    """``node_label`` with the node's section title, when the document has an outline: "L2 · p.27–50 — 6
+    Programming: Arrays, Casts …"."""
+    label = node_label(node)
+    return f"{label} — {snippet(node.title, TITLE_CHARS)}" if node.title else label
 
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:

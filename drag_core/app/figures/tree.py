@@ -13,7 +13,9 @@ from drag_core.search import SearchResult
 from drag_core.text import page_span
 from drag_core.types import Node
 
-__all__ = ["MARKS", "node_marks", "selected_node_id", "tree_figure"]
+__all__ = ["CHARS_ACROSS", "MARKS", "node_marks", "selected_node_id", "tree_figure"]
+
+CHARS_ACROSS = 70  # characters of a bar label that fit across the chart (about 470 px wide at 1000 px)
 
 #: Node marks in the tree, weakest first, with their legend text and colour.
 MARKS: dict[str, tuple[str, str]] = {
@@ -42,10 +44,12 @@ def tree_figure(
     nodes: Sequence[Node], marks: Mapping[int, str] | None = None, selected: int | None = None
 ) -> go.Figure:
     """The document tree as an icicle over pages: one bar per node spanning its pages, one row per level
-    (root on top). Bars are coloured by ``marks`` (see ``MARKS``); ``selected`` is outlined by a last, empty
-    bar. Each bar's ``customdata`` is its node id."""
+    (root on top), a parent labelled by its section title where the document has an outline (by its pages
+    where not, or where the title does not fit). Bars are coloured by ``marks`` (see ``MARKS``); ``selected``
+    is outlined by a last, empty bar. Each bar's ``customdata`` is its node id."""
     marks = marks or {}
     levels = sorted({n.level for n in nodes})
+    pages = max((n.page_end for n in nodes), default=1)
     figure = go.Figure()
     for mark, (legend, colour) in MARKS.items():
         group = [n for n in nodes if marks.get(n.id, "other") == mark]
@@ -57,7 +61,7 @@ def tree_figure(
             x=[n.page_end - n.page_start + 1 for n in group],
             base=[n.page_start - 0.5 for n in group],
             customdata=[n.id for n in group],
-            text=[str(n.page_start) if n.level == 0 else page_span(n.page_start, n.page_end) for n in group],
+            text=[_bar_text(n, pages) for n in group],
             textposition="inside",
             textangle=0,
             insidetextanchor="middle",
@@ -101,9 +105,29 @@ def tree_figure(
     return figure
 
 
+def _bar_text(node: Node, pages: int) -> str:
+    """A bar's label: a page's number; a parent's section in short ("6 Programming", "graph", "1 Description …"),
+    when the bar is wide enough for it (about ``CHARS_ACROSS`` characters span the chart), else its pages."""
+    if node.level == 0:
+        return str(node.page_start)
+    short = _short_title(node.title)
+    if short and len(short) <= CHARS_ACROSS * len(node.pages) / max(1, pages):
+        return html.escape(short)
+    return page_span(node.page_start, node.page_end)
+
+
+def _short_title(title: str) -> str:
+    """The name of the section a title is about: before its list of subsections, the last of its path, the
+    first of several."""
+    name = title.split(": ")[0].split(" › ")[-1]
+    return name.split(", ")[0].removesuffix(" …") + " …" if ", " in name else name
+
+
 def _node_hover(node: Node) -> str:
     keywords = ", ".join(node.keywords[:8])
     parts = [f"<b>{html.escape(node.file_name)} · {html.escape(node_label(node))}</b>"]
+    if node.title:
+        parts.append(f"<b>{escaped_lines(node.title)}</b>")
     if node.summary:
         parts.append(escaped_lines(snippet(node.summary, HOVER_CHARS)))
     if keywords:

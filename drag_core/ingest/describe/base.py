@@ -1,33 +1,92 @@
-"""The ``Summarizer`` interface: describe a page, or a group of children, as summary + keywords."""
+"""The ``Summarizer`` interface: describe a page, or a group of children, as summary + keywords; and the
+``DocumentContext`` a summariser may read besides the page or group at hand."""
 
 from __future__ import annotations
 
+import hashlib
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
+from drag_core.ingest.describe.corpus import Corpus, CorpusView
+from drag_core.ingest.describe.keywords import terms
 from drag_core.types import Description
 
-__all__ = ["KEYWORD_COUNT", "SUMMARY_SENTENCES", "Summarizer", "merge_keywords"]
+__all__ = [
+    "KEYWORD_COUNT",
+    "SUMMARY_SENTENCES",
+    "DocumentContext",
+    "Summarizer",
+    "document_terms",
+    "merge_keywords",
+]
 
 SUMMARY_SENTENCES = (2, 5)
 KEYWORD_COUNT = (5, 10)
 
 
+def document_terms(bodies: Sequence[str]) -> Counter[str]:
+    """A document's term counts (``keywords.terms`` of its page bodies): what the corpus counts of it."""
+    counts: Counter[str] = Counter()
+    for body in bodies:
+        counts.update(terms(body))
+    return counts
+
+
+@dataclass(frozen=True)
+class DocumentContext:
+    """The document a page or group belongs to.
+
+    Attributes:
+        file_name: the document's file name.
+        pages: every page's body (running headers and footers left out), in page order.
+        corpus: the corpus the document is described against (``Corpus.view``).
+    """
+
+    file_name: str
+    pages: tuple[str, ...]
+    corpus: CorpusView
+
+    @classmethod
+    def alone(cls, file_name: str, pages: Sequence[str]) -> DocumentContext:
+        """A document described on its own (a corpus of one)."""
+        return cls(file_name, tuple(pages), Corpus().view((file_name, ""), document_terms(pages)))
+
+    @cached_property
+    def text(self) -> str:
+        """The whole document's body text."""
+        return "\n\n".join(self.pages)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Names the document and its corpus (part of the description cache key of a summariser that reads
+        the context)."""
+        digest = hashlib.sha256(f"{self.file_name}\x00{self.corpus.fingerprint}\x00".encode())
+        digest.update(self.text.encode())
+        return digest.hexdigest()
+
+
 class Summarizer(Protocol):
     """Anything that can describe pages and groups of nodes.
 
-    ``identity`` names the summariser and its settings; it is part of the cache key, so two
-    summarisers with the same identity must give the same description for the same input.
+    ``identity`` names the summariser and its settings; it is part of the cache key, so two summarisers with
+    the same identity must give the same description for the same input (a summariser with ``uses_context``
+    reads the whole ``DocumentContext``, and its descriptions are cached per context).
     """
 
     identity: str
 
-    def describe_page(self, text: str, context: str) -> Description:
-        """Summary + keywords of one page. ``context`` is the whole document text (for term statistics)."""
+    def describe_page(self, context: DocumentContext, page: int) -> Description:
+        """Summary + keywords of page ``page`` (0-based) of the document, from its body ``context.pages[page]``."""
         ...
 
-    def describe_group(self, children: Sequence[Description]) -> Description:
-        """Summary + keywords of a parent, aggregated from its children's descriptions."""
+    def describe_group(
+        self, children: Sequence[Description], context: DocumentContext, pages: range
+    ) -> Description:
+        """Summary + keywords of a parent over the 0-based ``pages`` of the document, from its children's
+        descriptions (and, for a summariser that reads the context, the pages' bodies)."""
         ...
 
 

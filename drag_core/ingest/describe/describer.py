@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 
-from drag_core.ingest.describe.base import Summarizer
+from drag_core.ingest.describe.base import DocumentContext, Summarizer
 from drag_core.ingest.describe.cache import DescriptionCache
 from drag_core.types import Description
 
@@ -29,24 +28,39 @@ class Describer:
         self.summarizer = summarizer
         self.cache = cache
 
-    def pages(self, texts: Sequence[str], progress: Progress | None = None) -> list[Description]:
-        """One description per page text; the whole document is the context of each page."""
-        context = "\n\n".join(texts)
-        # a summariser that reads the document context (term statistics) is cached per document
-        uses_context = getattr(self.summarizer, "uses_context", False)
-        scope = hashlib.sha256(context.encode()).hexdigest() if uses_context else ""
-        keys = [self._key("page", f"{scope}\x00{text}") for text in texts]
-        return self._describe(
-            keys, [lambda t=t: self.summarizer.describe_page(t, context) for t in texts], progress
-        )
-
-    def groups(self, groups: list[list[Description]], progress: Progress | None = None) -> list[Description]:
-        """One description per group of children."""
-        keys = [
-            self._key("group", json.dumps([asdict(d) for d in group], sort_keys=True)) for group in groups
-        ]
-        jobs = [lambda g=g: self.summarizer.describe_group(g) for g in groups]
+    def pages(self, context: DocumentContext, progress: Progress | None = None) -> list[Description]:
+        """One description per page of the document."""
+        scope = self._scope(context)
+        keys = [self._key("page", f"{scope}\x00{body}") for body in context.pages]
+        jobs = [lambda i=i: self.summarizer.describe_page(context, i) for i in range(len(context.pages))]
         return self._describe(keys, jobs, progress)
+
+    def groups(
+        self,
+        context: DocumentContext,
+        groups: Sequence[tuple[list[Description], range]],
+        progress: Progress | None = None,
+    ) -> list[Description]:
+        """One description per group: its children's descriptions and the 0-based pages it covers."""
+        scope = self._scope(context)
+        keys = [
+            self._key(
+                "group", self._where(scope, pages) + json.dumps([asdict(d) for d in children], sort_keys=True)
+            )
+            for children, pages in groups
+        ]
+        jobs = [lambda g=g: self.summarizer.describe_group(g[0], context, g[1]) for g in groups]
+        return self._describe(keys, jobs, progress)
+
+    def _scope(self, context: DocumentContext) -> str:
+        """What a description depends on besides its own text: the whole context, for a summariser that
+        reads it (term statistics), else nothing."""
+        return context.fingerprint if getattr(self.summarizer, "uses_context", False) else ""
+
+    @staticmethod
+    def _where(scope: str, pages: range) -> str:
+        """A group's place in its document, when the summariser reads the context (else nothing)."""
+        return f"{scope}\x00{pages.start}-{pages.stop}\x00" if scope else ""
 
     def _key(self, kind: str, content: str) -> str:
         return self.cache.key(self.summarizer.identity, kind, content)

@@ -14,7 +14,7 @@ from typing import Any
 import openai
 
 from drag_core.config import LLMConfig
-from drag_core.ingest.describe.base import Summarizer, merge_keywords
+from drag_core.ingest.describe.base import DocumentContext, Summarizer, merge_keywords
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.llm import (
     DESCRIPTION_SCHEMA,
@@ -80,13 +80,14 @@ class OpenAISummarizer:
         self._client = client if client is not None else make_client(cfg)
         self._sleep = sleep
 
-    def describe_page(self, text: str, context: str) -> Description:
-        """Summary + keywords of one page (its first ``PAGE_CHARS`` characters) from the LLM.
+    def describe_page(self, context: DocumentContext, page: int) -> Description:
+        """Summary + keywords of one page (the first ``PAGE_CHARS`` characters of its body) from the LLM.
 
         A page without text is not sent: the fallback describes it (no ``fallback_reason``, nothing failed).
         """
+        text = context.pages[page]
         if not text.strip():
-            return self.fallback.describe_page(text, context)
+            return self.fallback.describe_page(context, page)
         messages = [
             {"role": "system", "content": PAGE_SYSTEM},
             {"role": "user", "content": f"Page:\n{_clip(text, PAGE_CHARS)}"},
@@ -96,13 +97,15 @@ class OpenAISummarizer:
                 messages, DESCRIPTION_SCHEMA, "page_description", normalize_description, PAGE_MAX_TOKENS
             )
         except LLMError as exc:
-            return self._fallback(self.fallback.describe_page(text, context), exc)
+            return self._fallback(self.fallback.describe_page(context, page), exc)
         return Description(summary=data["summary"], keywords=data["keywords"], source=self.identity)
 
-    def describe_group(self, children: Sequence[Description]) -> Description:
+    def describe_group(
+        self, children: Sequence[Description], context: DocumentContext, pages: range
+    ) -> Description:
         """Parent summary from the LLM over the children's summaries + keywords; keywords merged in code."""
         if not children:
-            return self.fallback.describe_group(children)
+            return self.fallback.describe_group(children, context, pages)
         messages = [
             {"role": "system", "content": GROUP_SYSTEM},
             {"role": "user", "content": _children_prompt(children)},
@@ -110,7 +113,7 @@ class OpenAISummarizer:
         try:
             data = self._ask(messages, SUMMARY_SCHEMA, "group_summary", normalize_summary, GROUP_MAX_TOKENS)
         except LLMError as exc:
-            return self._fallback(self.fallback.describe_group(children), exc)
+            return self._fallback(self.fallback.describe_group(children, context, pages), exc)
         return Description(summary=data["summary"], keywords=merge_keywords(children), source=self.identity)
 
     def _ask(
