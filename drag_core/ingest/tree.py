@@ -46,6 +46,7 @@ __all__ = [
     "build_tree",
     "group_count",
     "node_id_base",
+    "parent_count",
     "plan_groups",
     "plan_section_groups",
     "plan_tree",
@@ -73,6 +74,17 @@ def node_id_base(file_name: str, doc_id: str) -> int:
 def group_count(nodes: int) -> int:
     """How many groups ``plan_groups`` makes of ``nodes`` consecutive nodes: the fewest that can hold them."""
     return math.ceil(nodes / GROUP_MAX)
+
+
+def parent_count(pages: int) -> int:
+    """How many parents the grouping without an outline makes over ``pages`` leaves (the group count per level
+    is fixed there): the estimate of a file's tree work before its tree is planned (an outline changes it a
+    little; the tree stage then reports the planned count)."""
+    total = 0
+    while pages > 1:
+        pages = group_count(pages)
+        total += pages
+    return total
 
 
 def plan_groups(similarities: Sequence[float]) -> list[int]:
