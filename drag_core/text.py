@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from importlib import resources
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "content_words",
     "counted",
     "page_span",
+    "sentence_ends",
     "sentences",
 ]
 
@@ -25,6 +27,46 @@ ENGLISH_STOPWORDS: frozenset[str] = frozenset(
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 _SPACES = re.compile(r"[ \t\f\v]+")
+#: Words after which a full stop ends no sentence ("e.g.", "Inc.", "Fig.").
+_ABBREVIATIONS = frozenset(
+    [
+        "e.g",
+        "i.e",
+        "etc",
+        "vs",
+        "cf",
+        "fig",
+        "figs",
+        "eq",
+        "eqs",
+        "no",
+        "nos",
+        "vol",
+        "pp",
+        "p",
+        "ch",
+        "sec",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
+        "jr",
+        "sr",
+        "st",
+        "u.s",
+        "u.k",
+        "approx",
+        "resp",
+        "al",
+    ]
+)
+#: A sentence's final punctuation (with closing quotes or brackets) and the space before the next one's start.
+_FULL_STOP = re.compile(r"[.!?][\"')\]”’]*\s+(?=[A-Z0-9\"'(\[“‘])")
 
 
 def content_words(text: str, min_length: int = 3) -> list[str]:
@@ -41,6 +83,20 @@ def sentences(text: str) -> list[str]:
         block = " ".join(line.strip() for line in block.splitlines() if line.strip())
         parts.extend(s.strip() for s in _SENTENCE_END.split(block) if s.strip())
     return parts
+
+
+def sentence_ends(text: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:
+    """The full stops of ``text[start:end]`` that end a sentence: ``.!?`` (and closing quotes or brackets) before a
+    capital, a digit or a quote — not after an abbreviation ("e.g.", "Inc.", "Fig.") or an initial. Each match
+    spans the punctuation and the space after it."""
+    begin = start
+    for match in _FULL_STOP.finditer(text, start, len(text) if end is None else end):
+        before = text[max(begin, match.start() - 24) : match.start() + 1].split()
+        last = before[-1].rstrip(".").lower() if before else ""
+        if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
+            continue
+        yield match
+        begin = match.end()
 
 
 def approx_tokens(chars: int) -> int:

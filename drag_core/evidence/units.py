@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from drag_core.text import sentence_ends
+
 __all__ = ["MIN_UNIT_CHARS", "PROSE_WORDS", "Unit", "page_units"]
 
 MIN_UNIT_CHARS = 12  # a shorter line (a lone number, a bullet) is not quoted
@@ -27,45 +29,7 @@ _NUMBER = re.compile(r"^[(\[$€£-]*[\d.,%]+[)\]%]*$|^[—–-]$")
 _NUMBER_START = frozenset("0123456789.,%([$€£-—–")
 _NUMBERISH = re.compile(r"\d|(?:^|\s)[—–-](?:\s|$)")
 _BROKEN_WORD = re.compile(r"(?<=[a-z])-\s*\n\s*(?=[a-z])")
-_SENTENCE_END = re.compile(r"[.!?][\"')\]”’]*\s+(?=[A-Z0-9\"'(\[“‘])")
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)$")
-_ABBREVIATIONS = frozenset(
-    [
-        "e.g",
-        "i.e",
-        "etc",
-        "vs",
-        "cf",
-        "fig",
-        "figs",
-        "eq",
-        "eqs",
-        "no",
-        "nos",
-        "vol",
-        "pp",
-        "p",
-        "ch",
-        "sec",
-        "inc",
-        "ltd",
-        "co",
-        "corp",
-        "dr",
-        "mr",
-        "mrs",
-        "ms",
-        "prof",
-        "jr",
-        "sr",
-        "st",
-        "u.s",
-        "u.k",
-        "approx",
-        "resp",
-        "al",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -123,11 +87,7 @@ def _sentences(text: str, start: int, end: int) -> list[Unit]:
     """The sentences of the prose ``text[start:end]``."""
     units: list[Unit] = []
     begin = start
-    for match in _SENTENCE_END.finditer(text, start, end):
-        before = text[max(begin, match.start() - 24) : match.start() + 1].split()
-        last = before[-1].rstrip(".").lower() if before else ""
-        if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
-            continue
+    for match in sentence_ends(text, start, end):
         units.append(_unit(text, begin, match.start() + len(match.group().rstrip()), True))
         begin = match.end()
     if text[begin:end].strip():

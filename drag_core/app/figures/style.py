@@ -30,16 +30,10 @@ TITLE_CHARS = 70
 FONT = {"family": "DejaVu Sans, Arial, sans-serif", "size": 12}
 
 
-TITLE_CHARS = 60
-
-
 def node_label(node: Node | Candidate) -> str:
-    """Short plain-text name of a node: level and pages (and ``root``), and a node's section title when it
-    has one."""
+    """Short plain-text name of a node: level and pages (and ``root``); ``titled_label`` adds its section."""
     root = " · root" if node.parent_id == -1 else ""
-    title = getattr(node, "title", "")
-    named = f" · {snippet(title, TITLE_CHARS)}" if title else ""
-    return f"L{node.level} · {page_span(node.page_start, node.page_end)}{named}{root}"
+    return f"L{node.level} · {page_span(node.page_start, node.page_end)}{root}"
 
 
 def titled_label(node: Node) -> str:

@@ -20,6 +20,8 @@ import re
 from collections.abc import Sequence
 from enum import StrEnum
 
+from drag_core.text import sentence_ends
+
 __all__ = [
     "CODE_SYMBOLS",
     "HEADING_WORDS",
@@ -60,44 +62,6 @@ _SIGNATURE = re.compile(
 )  # "bool interior(int n, pen p)"
 _BULLET = re.compile(r"^\s*(?:[•·▪◦‣*–—-]|\(?[a-z0-9]{1,3}[.)])\s*$")
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.)$")
-_ABBREVIATIONS = frozenset(
-    [
-        "e.g",
-        "i.e",
-        "etc",
-        "vs",
-        "cf",
-        "fig",
-        "figs",
-        "eq",
-        "eqs",
-        "no",
-        "nos",
-        "vol",
-        "pp",
-        "p",
-        "ch",
-        "sec",
-        "inc",
-        "ltd",
-        "co",
-        "corp",
-        "dr",
-        "mr",
-        "mrs",
-        "ms",
-        "prof",
-        "jr",
-        "sr",
-        "st",
-        "u.s",
-        "u.k",
-        "approx",
-        "resp",
-        "al",
-    ]
-)
-_SENTENCE_END = re.compile(r"[.!?][\"')\]”’]*\s+(?=[A-Z0-9\"'(\[“‘])")
 _WORDS = re.compile(r"[^\W\d_][\w'\-]*")
 _WORD_OF_THREE = re.compile(r"[^\W\d_]{3,}")
 _FINAL = ".!?)\"”'’"  # not ":": "… as follows:" introduces what a summary does not show
@@ -205,11 +169,7 @@ def paragraphs(body: str, vocabulary: set[str] | frozenset[str] = frozenset()) -
 def split_sentences(text: str) -> list[str]:
     """The sentences of one paragraph."""
     out, start = [], 0
-    for match in _SENTENCE_END.finditer(text):
-        words = text[start : match.start() + 1].split()
-        last = words[-1].rstrip(".").lower() if words else ""
-        if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
-            continue
+    for match in sentence_ends(text):
         out.append(text[start : match.start() + 1].strip())
         start = match.end()
     if text[start:].strip():
