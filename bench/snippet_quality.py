@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from drag_core.evidence.snippets import analysed, bm25_scores, choose, snippet, terms
-from drag_core.evidence.units import Unit
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.pdf_text import pdf_pages
+from drag_core.ingest.units import Unit
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"

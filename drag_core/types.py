@@ -70,6 +70,8 @@ class Node:
         summary_source: which summariser produced the summary (and ``fallback_reason`` if any).
         title: the title of the section the node covers (from the PDF outline or Markdown headings; empty when
             the file has none).
+        units: a leaf's text cut into the units a snippet quotes, as flat ``start, end, prose`` triples
+            (``ingest.units.unit_spans``), cut once at ingest; empty for parents and for leaves written before.
         extra: further payload (document statistics on roots).
     """
 
@@ -87,6 +89,7 @@ class Node:
     summary_source: str = ""
     fallback_reason: str | None = None
     title: str = ""
+    units: list[int] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

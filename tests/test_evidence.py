@@ -24,6 +24,7 @@ from drag_core.evidence.render import NO_TEXT_LAYER
 from drag_core.evidence.snippets import SnippetMemo, bm25_scores, node_snippets, terms
 from drag_core.evidence.view import NOT_KEPT, view_page
 from drag_core.ingest.pdf_text import PDFIUM_HYPHEN, pdf_pages
+from drag_core.ingest.units import unit_spans, units_at
 from drag_core.types import Node
 
 ULTA = FINANCE / "ULTABEAUTY_2023Q4_EARNINGS.pdf"
@@ -162,6 +163,18 @@ def test_units_point_at_their_text_and_cover_tables_and_sentences() -> None:
     ]
 
 
+@pytest.mark.parametrize("path", [ADOBE, PDFS / "R-intro.pdf"])
+def test_units_stored_at_ingest_are_the_units_a_fresh_cut_makes(path: Path) -> None:
+    texts = [t for t in pdf_pages(path.read_bytes(), 3000) if t.strip()]
+    questions = (QUERY, "How do I read a data frame from a file?", "total revenue and operating income")
+    for text in texts:
+        cut = page_units(text)
+        stored = tuple(unit_spans(cut))
+        assert len(stored) == 3 * len(cut) and units_at(text, list(stored)) == cut
+        for question in questions:
+            assert snippet(question, text, stored) == snippet(question, text)
+
+
 def test_the_snippet_is_the_best_units_in_reading_order() -> None:
     text = (
         "The weather was pleasant all week long in the valley.\n\n"
@@ -221,6 +234,9 @@ def test_the_page_viewer_over_an_index(make_engine: Callable[..., Engine], tmp_p
     notes = tmp_path / "notes.md"
     notes.write_text("# Results\n\nNet sales grew in the fourth quarter.\n\nThe weather was fine.\n")
     assert all(r.ok for r in engine.ingest_paths([ULTA, notes]))
+    for number in range(1, 10):  # every page keeps the units it was cut into at ingest, through the store
+        page = engine.page(ULTA.name, number)
+        assert page.units == unit_spans(page_units(page.text)) and (page.units or not page.text.strip())
     images = PageImages()
     shown = view_page(engine, images, ULTA.name, 2, QUERY)
     assert shown.image is not None and shown.image.boxes and shown.note == ""

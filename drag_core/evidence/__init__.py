@@ -7,7 +7,7 @@ together for the page viewer of the app and ``drag page`` (it reads the engine, 
 from drag_core.evidence.extract import Extract, extract_answer
 from drag_core.evidence.render import PageError, PageImage, PageImages
 from drag_core.evidence.snippets import Snippet, snippet
-from drag_core.evidence.units import Unit, page_units
+from drag_core.ingest.units import Unit, page_units
 
 __all__ = [
     "Extract",

@@ -1,7 +1,7 @@
 """An answer without an LLM: the sentences of a strategy's pages that best match the question, each citing its
 page — extracted, not generated.
 
-Every unit of every page (``units.page_units``) is ranked by BM25 with IDF counted over all of them (so a word
+Every unit of every page (``ingest.units``, as ``snippets.analysed`` keeps them) is ranked by BM25 with IDF counted over all of them (so a word
 every page repeats counts little); a table row or a heading counts ``NON_PROSE_WEIGHT`` of its score (filings
 answer in tables, but a sentence reads better), repeated units once. The best ``ANSWER_UNITS`` are the answer,
 best first, each with ``[file p.N]``.
@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from drag_core.evidence.snippets import bm25_scores, terms
-from drag_core.evidence.units import page_units
+from drag_core.evidence.snippets import analysed, bm25_scores, terms
 from drag_core.text import citation
 from drag_core.types import Node
 
@@ -54,7 +53,7 @@ def extract_answer(query: str, pages: Sequence[Node], count: int = ANSWER_UNITS)
     found = [
         (page, unit)
         for page in pages
-        for unit in page_units(page.text)
+        for unit in analysed(page.text, tuple(page.units)).units
         if unit.prose or len(unit.text.split()) >= MIN_WORDS
     ]
     scores = bm25_scores(terms(query), [terms(unit.text) for _, unit in found])

@@ -1,7 +1,7 @@
 """Snippets: the one to three units of a page that best match the question, with their spans in the page text
 and the question's words marked inside them.
 
-Units (``units.page_units``) are ranked by BM25 (k1 1.2, b 0.75, the terms the index's BM25 vectors see —
+Units (``ingest.units.page_units``) are ranked by BM25 (k1 1.2, b 0.75, the terms the index's BM25 vectors see —
 ``models.bm25_terms`` with the Snowball stemmer — and IDF counted over the units ranked). The best unit is the
 snippet, with the 2nd and 3rd when they score at least ``KEEP_RATIO`` of the best and the snippet stays within
 ``MAX_SNIPPET_CHARS``, in reading order. A page sharing no term with the question has no snippet (the app then
@@ -13,9 +13,9 @@ against 41 %), not on financebench-dev (0.254 / 0.253; docs/evaluation.md, "Snip
 of every page returned costs seconds per Compare run on two cores; BM25 costs about a millisecond per page
 and needs no model.
 
-Speed (bench/snippets_compare.py): a page's units are cut once and kept (``analysed``, by its text), only the
-units holding one of the question's stems are scored, and a parent's snippet is its page holding most of the
-question's stems — ~40 % on a 40 ms Compare run of six strategies (the target was 20 %).
+Speed (bench/snippets_compare.py): a page is cut into units once, at ingest (``Node.units``; a page written
+before is cut on first use), its units are kept (``analysed``), only the units holding one of the question's
+stems are scored, and a parent's snippet is its page holding most of the question's stems.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import TypeVar
 
-from drag_core.evidence.units import Unit, page_units
+from drag_core.ingest.units import Unit, page_units, units_at
 from drag_core.models.bm25_terms import bm25_terms
 from drag_core.types import Node
 
@@ -108,14 +108,14 @@ class PageUnits:
     (``analysed``) and a page returned for another question costs no new cut.
 
     Attributes:
-        units: the units (``units.page_units``), in reading order.
+        units: the units (``ingest.units.page_units``), in reading order.
         starts: where each unit starts (to find the unit a position of the page text falls in).
         lengths: each unit's length in words.
         lowered: the page text in lower case (to find the units that may hold a query term).
     """
 
-    def __init__(self, text: str) -> None:
-        self.units = tuple(page_units(text))
+    def __init__(self, text: str, stored: Sequence[int] = ()) -> None:
+        self.units = tuple(units_at(text, list(stored)) if stored else page_units(text))
         self.starts = [u.start for u in self.units]
         self.lengths = tuple(u.text.count(" ") + 1 for u in self.units)
         self.lowered = _lowered(text)
@@ -149,9 +149,10 @@ def _lowered(text: str) -> str:
 
 
 @lru_cache(maxsize=UNITS_KEPT)
-def analysed(text: str) -> PageUnits:
-    """The ``PageUnits`` of a page text, remembered for the ``UNITS_KEPT`` pages used last."""
-    return PageUnits(text)
+def analysed(text: str, stored: tuple[int, ...] = ()) -> PageUnits:
+    """The ``PageUnits`` of a page text — from the unit spans ingest ``stored`` (``Node.units``) when there are
+    some, else cut now — remembered for the ``UNITS_KEPT`` pages used last."""
+    return PageUnits(text, stored)
 
 
 @lru_cache(maxsize=256)
@@ -193,14 +194,15 @@ class Snippet:
         return max(self.scores, default=0.0)
 
 
-def snippet(query: str, text: str) -> Snippet:
-    """The snippet of the page ``text`` for ``query``. Only the units whose text holds a query stem are cut
-    into terms and scored (the others cannot match); lengths are counted in words, over all units."""
+def snippet(query: str, text: str, stored: tuple[int, ...] = ()) -> Snippet:
+    """The snippet of the page ``text`` (its unit spans ``stored`` at ingest, if any) for ``query``. Only the
+    units whose text holds a query stem are cut into terms and scored (the others cannot match); lengths are
+    counted in words, over all units."""
     wanted = terms(query)
     keys = _keys(tuple(sorted(set(wanted))))
     if keys is None or not keys.search(_lowered(text)):
         return Snippet()  # no unit can match: the page is not cut at all
-    page = analysed(text)
+    page = analysed(text, stored)
     units = page.units
     candidates = page.holding(keys)
     found = bm25_scores(
@@ -236,10 +238,10 @@ def choose(units: Sequence[Unit], scores: Mapping[int, float]) -> list[int]:
     return sorted(chosen)
 
 
-def quoted(query: str, text: str, spans: Sequence[tuple[int, int]]) -> Snippet:
-    """The units of ``text`` at ``spans`` (what an answer quotes) as a snippet, the query's words marked;
-    spans that are not a unit of the text are left out."""
-    wanted = {(u.start, u.end): u for u in analysed(text).units}
+def quoted(query: str, text: str, spans: Sequence[tuple[int, int]], stored: tuple[int, ...] = ()) -> Snippet:
+    """The units of ``text`` (its unit spans ``stored`` at ingest, if any) at ``spans`` (what an answer quotes)
+    as a snippet, the query's words marked; spans that are not a unit of the text are left out."""
+    wanted = {(u.start, u.end): u for u in analysed(text, stored).units}
     units = tuple(wanted[span] for span in sorted(set(spans)) if span in wanted)
     marks = term_marks(terms(query), text, [(u.start, u.end) for u in units])
     return Snippet(units, tuple(0.0 for _ in units), tuple(marks))
@@ -285,7 +287,9 @@ class SnippetMemo:
         self.screens: OrderedDict[tuple[str, int], tuple[int, int]] = OrderedDict()
 
     def snippet(self, query: str, page: Node) -> Snippet:
-        return self._get(self.snippets, (query, page.id), lambda: snippet(query, page.text))
+        return self._get(
+            self.snippets, (query, page.id), lambda: snippet(query, page.text, tuple(page.units))
+        )
 
     def screen(self, query: str, stems: Sequence[str], page: Node) -> tuple[int, int]:
         return self._get(self.screens, (query, page.id), lambda: _screen(stems, page))

@@ -69,9 +69,9 @@ def view_page(
     except ValueError as error:
         raise PageError(str(error)) from None
     found = (
-        quoted(query, node.text, spans)
+        quoted(query, node.text, spans, tuple(node.units))
         if spans
-        else snippet(query, node.text)
+        else snippet(query, node.text, tuple(node.units))
         if query.strip()
         else Snippet()
     )

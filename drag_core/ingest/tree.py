@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from drag_core.ingest.loading import LoadedDocument
 from drag_core.ingest.sections import Sections
+from drag_core.ingest.units import page_units, unit_spans
 from drag_core.text import content_words
 from drag_core.types import Description, Node
 
@@ -284,4 +285,5 @@ def _node(
         summary_source=description.source,
         fallback_reason=description.fallback_reason,
         title=title,
+        units=unit_spans(page_units(text)) if text else [],
     )

@@ -3,6 +3,8 @@
 In a filing the answer is often a table row ("Net revenue 17,606 15,785"), in a manual a heading or a line of
 code, so a line that is not prose is a unit by itself; runs of prose lines are joined and cut into sentences.
 Every unit keeps its span in the page text (``text[start:end]``), so a snippet can be highlighted where it is.
+A page is cut once, at ingest: a leaf carries its units as spans (``unit_spans``, the payload key ``units``),
+and ``units_at`` makes them again from the text without cutting it.
 
 * A *table* line ends in two numbers or is mostly numbers; a *heading* is short, has no final punctuation and
   most of its words capitalised (or starts with a section number); a *prose* line is mostly letters with at
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 
 from drag_core.text import sentence_ends
 
-__all__ = ["MIN_UNIT_CHARS", "PROSE_WORDS", "Unit", "page_units"]
+__all__ = ["MIN_UNIT_CHARS", "PROSE_WORDS", "Unit", "page_units", "unit_spans", "units_at"]
 
 MIN_UNIT_CHARS = 12  # a shorter line (a lone number, a bullet) is not quoted
 PROSE_WORDS = 4
@@ -128,3 +130,17 @@ def page_units(text: str) -> list[Unit]:
     if prose_start is not None:
         units.extend(_sentences(text, prose_start, prose_end))
     return units
+
+
+def unit_spans(units: list[Unit]) -> list[int]:
+    """The units as flat ``start, end, prose`` triples (what a leaf stores: a few numbers per unit)."""
+    return [number for u in units for number in (u.start, u.end, int(u.prose))]
+
+
+def units_at(text: str, spans: list[int]) -> list[Unit]:
+    """The units of ``text`` at the stored ``spans`` (``unit_spans`` of ``page_units(text)``): the same units,
+    without cutting the page again."""
+    return [
+        Unit(_fold(text[start:end]), start, end, bool(prose))
+        for start, end, prose in zip(spans[0::3], spans[1::3], spans[2::3], strict=True)
+    ]
