@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,7 @@ from drag_core.store import (
     Scope,
     ScopeKind,
     StoreError,
+    Where,
     open_store,
 )
 
@@ -247,6 +249,31 @@ def test_recover_removes_a_document_whose_root_was_never_written(open_, document
     assert store.recover() == [nodes[0].doc_id]
     assert store.count() == len(documents[1][0])
     assert store.recover() == []
+
+
+def _counted(document):
+    """The document with its node count on its root, as ingestion writes it."""
+    nodes, dense, sparse = document
+    return [*nodes[:-1], replace(nodes[-1], extra={**nodes[-1].extra, "nodes": len(nodes)})], dense, sparse
+
+
+def test_recover_of_a_whole_index_reads_only_the_roots(open_, documents, monkeypatch) -> None:
+    store = open_()
+    for document in documents:
+        store.write_document(*_counted(document))
+    read: list[Where | None] = []
+    scroll = store._scroll
+    monkeypatch.setattr(store, "_scroll", lambda fields, where: read.append(where) or scroll(fields, where))
+    assert store.recover() == []
+    assert read and all(where is not None and ("parent_id", -1) in where.equals for where in read)
+
+
+def test_recover_finds_a_partial_document_beside_counted_roots(open_, documents, monkeypatch) -> None:
+    store = open_()
+    store.write_document(*_counted(documents[1]))
+    _partial(store, _counted(documents[0]), None, monkeypatch)
+    assert store.recover() == [documents[0][0][0].doc_id]
+    assert store.count() == len(documents[1][0])
 
 
 def test_recover_leaves_a_live_writers_partial_document_until_its_lease_expires(
