@@ -335,23 +335,28 @@ class NodeStore(ABC):
         """
         if not self.has_collection():
             return []
-        roots = sorted(self.roots(), key=lambda root: root.extra.get("ingested_at", 0))
-        newest = {root.file_name: root.doc_id for root in roots}
-        older = {(root.doc_id, root.file_name) for root in roots if newest[root.file_name] != root.doc_id}
+        listed = self._payloads(["doc_id", "file_name", "extra"], ROOTS)  # not the texts: on every open
+        roots = sorted(listed, key=lambda root: root.get("extra", {}).get("ingested_at", 0))
+        newest = {root["file_name"]: root["doc_id"] for root in roots}
+        older = {
+            (root["doc_id"], root["file_name"])
+            for root in roots
+            if newest[root["file_name"]] != root["doc_id"]
+        }
         removed = sorted(abandoned(self._partial(roots), lease)) + sorted(older)
         for doc_id, file_name in removed:
             log.warning("removing %s of %s left by an interrupted ingest", doc_id, file_name)
             self.delete_document(doc_id, file_name)
         return [doc_id for doc_id, _ in removed]
 
-    def _partial(self, roots: Sequence[Node]) -> list[dict]:
+    def _partial(self, roots: Sequence[dict]) -> list[dict]:
         """The lease payloads of the nodes of documents without a root. When every root records its node
         count and the counts add up to the collection's, there are none and no point is read: the scan of
         every point, which grows with the index, happens only after a crash mid-write."""
-        counted = all("nodes" in root.extra for root in roots)
-        if counted and self.count() == sum(int(root.extra["nodes"]) for root in roots):
+        counts = [root.get("extra", {}).get("nodes") for root in roots]
+        if None not in counts and self.count() == sum(int(n) for n in counts):
             return []
-        complete = {(root.doc_id, root.file_name) for root in roots}
+        complete = {(root["doc_id"], root["file_name"]) for root in roots}
         return [
             p
             for p in self._payloads(["doc_id", "file_name", *LEASE_FIELDS])
