@@ -99,6 +99,7 @@ def _fill(store: NodeStore, documents: list[Document], nodes: int, embedder: Emb
         root = replace(document.nodes[-1])
         _with_statistics(root, len(document.nodes), embedder)
         store.write_document([*document.nodes[:-1], root], document.dense, document.sparse)
+        store.settle()  # as ingestion does after every file
         held += len(document.nodes)
         if time.perf_counter() - last > 30:
             last = time.perf_counter()

@@ -418,6 +418,10 @@ class NodeStore(ABC):
 
     # -- engine calls ----------------------------------------------------------------------------------
     @abstractmethod
+    def settle(self) -> None:
+        """Let the engine reorganise what was just written (Qdrant Edge seals a full segment onto disk)."""
+
+    @abstractmethod
     def close(self) -> None:
         """Release the engine (and its folder lock)."""
 
