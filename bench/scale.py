@@ -59,6 +59,15 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
 
 
+def peak_mib() -> float:
+    """This process's peak resident memory in MiB (``VmHWM``: unlike ``ru_maxrss``, not inherited from the
+    process that started it, whose peak is the index build's)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def disk_mib(folder: Path) -> float | None:
     """Bytes under ``folder`` in MiB (None: not a folder, e.g. a server's collection)."""
     if not folder.is_dir():
@@ -95,7 +104,7 @@ def child(folder: Path, size: int, count: int, pdf: Path, rounds: int) -> dict:
     for i, (text, vector) in enumerate(zip(texts, vectors)):
         for strategy in strategies[i % len(strategies) :] + strategies[: i % len(strategies)]:
             ms[strategy].append(engine.search(text, strategy, vectors=vector).latency_ms)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = peak_mib()
     with tempfile.TemporaryDirectory(prefix="drag-scale-empty-") as tmp:
         empty = Engine(settings_for(Path(tmp), "empty"), ExtractiveSummarizer(), embedder=engine.embedder)
         full_s, empty_s = [], []
@@ -172,7 +181,8 @@ def main() -> None:
     for size in args.sizes:
         started = time.perf_counter()
         held = build_index(settings_for(args.folder, size), documents, size, embedder)
-        print(f"  index {size}: {held} nodes ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+        built = f"{time.perf_counter() - started:.0f} s, builder's peak RSS {peak_mib():.0f} MiB"
+        print(f"  index {size}: {held} nodes ({built})", file=sys.stderr)
         rows.append(measure(args.folder, size, args.queries, args.pdf, args.ingest_rounds))
         if args.json:
             args.json.write_text(json.dumps({"sizes": rows}, indent=1))
