@@ -110,7 +110,7 @@ def child(folder: Path, size: int, count: int, pdf: Path, rounds: int) -> dict:
         full_s, empty_s = [], []
         for round_ in range(rounds):
             pair = ((empty, empty_s), (engine, full_s))
-            for target, seconds in pair if round_ == 0 else reversed(pair):
+            for target, seconds in pair if round_ % 2 == 0 else reversed(pair):
                 seconds.append(_ingest_seconds(target, pdf))
         empty.close()
     nodes = engine.node_count()

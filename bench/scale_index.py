@@ -87,6 +87,7 @@ def _with_statistics(root: Node, nodes: int, embedder: Embedder) -> None:
 
 
 def _fill(store: NodeStore, documents: list[Document], nodes: int, embedder: Embedder) -> int:
+    """Write the documents of ``copies`` after those the store holds whole, until it holds ``nodes``."""
     store.recover()
     done = len(store.roots())
     held = store.count()
