@@ -56,7 +56,7 @@ class EdgeStore(NodeStore):
 
     def close(self) -> None:
         if self._shard is not None:
-            self._shard.flush()  # what was written is in the segments: the next open replays no log
+            self._shard.flush()  # durable in the segments, not only in the write-ahead log
             self._shard.close()
             self._shard = None
         if self._temporary is not None:
