@@ -2,8 +2,9 @@
 
 Run: ``nice -n 10 .venv/bin/python bench/ui_index.py [FOLDER] [--nodes 10000]`` (default folder
 ``data/bench/ui-index``). The documents are the SciFact tree corpus of ``bench/corpus.py`` (projection dense
-vectors, real BM25 vectors, real trees); each root carries the statistics ingestion writes, so the app lists
-them as current documents. An existing folder that already holds enough nodes is left as it is.
+vectors, real BM25 vectors, real trees), written by ``bench/scale_index.py``: each root carries the statistics
+ingestion writes, so the app lists them as current documents. An existing folder that already holds enough
+nodes is left as it is.
 """
 
 from __future__ import annotations
@@ -15,38 +16,19 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from corpus import REPO, build
+from scale_index import build_index as fill_index
 
 from drag_core.config import Settings
-from drag_core.ingest.vector_text import VectorPolicy
 from drag_core.models.embeddings import Embedder
-from drag_core.store import open_store
 
 DEFAULT_FOLDER = REPO / "data" / "bench" / "ui-index"
 
 
 def build_index(folder: Path, nodes: int) -> int:
     """Fill ``folder`` with whole documents until it holds at least ``nodes`` nodes; returns the count."""
-    store = open_store(Settings(store=str(folder)))
-    try:
-        if store.has_collection() and store.count() >= nodes:
-            return store.count()
-        embedder = Embedder(Path(os.environ.get("DRAG_MODEL_DIR", REPO / "models")))
-        store.ensure_collection(embedder.dim)
-        for document in build(embedder, "projection", max_nodes=nodes):
-            root = document.nodes[-1]
-            root.extra = {
-                "pages": root.page_end,
-                "empty_pages": 0,
-                "nodes": len(document.nodes),
-                "fallbacks": 0,
-                "vector_policy": VectorPolicy().identity,
-                "sparse_model": embedder.sparse_identity,
-                "ingested_at": time.time(),
-            }
-            store.write_document(document.nodes, document.dense, document.sparse)
-        return store.count()
-    finally:
-        store.close()
+    embedder = Embedder(Path(os.environ.get("DRAG_MODEL_DIR", REPO / "models")))
+    documents = build(embedder, "projection", max_nodes=nodes)
+    return fill_index(Settings(store=str(folder)), documents, nodes, embedder)
 
 
 def main() -> None:

@@ -1,16 +1,19 @@
 """The Compare page as a live instrument: key-press-to-idle for one Sensitivity step and the page's first
 open, against Streamlit's own floor (a minimal page with one slider), both served and driven in one run.
 
-Run: ``nice -n 10 .venv/bin/python bench/ui_latency.py [--index FOLDER] [--steps 12] [--opens 5]``.
+Run: ``nice -n 10 .venv/bin/python bench/ui_latency.py [--index FOLDER …] [--steps 12] [--opens 5]``.
 
-Two ``streamlit run`` servers on 127.0.0.1: ``app.py`` on a private copy of an index of at least 10,000 nodes
-(``bench/ui_index.py`` builds one; default ``data/bench/ui-index``) and ``bench/minimal_app.py``. Headless
-Chromium (Playwright, Debian's chromium) opens each page in a fresh browser context (a new session) and
-waits until the script is idle and the results are drawn (``first open``), then presses the arrow key on
-the Sensitivity slider, alternating right and left, and measures in the page's clock from the key press to
-the page showing what the rerun drew (its last element changed: ``S = …`` on the minimal page, ``Drawn in …``
-on Compare) with the script idle; a fragment rerun counts. Pages take turns so machine noise falls on both alike. Prints every median and the ratios
-(targets: slider step ≤ 2×, first open ≤ 3×).
+``streamlit run`` servers on 127.0.0.1: ``app.py`` on a private copy of each index (at least 10,000 nodes;
+``bench/ui_index.py`` builds one, default ``data/bench/ui-index``; ``bench/scale.py`` builds larger ones) and
+``bench/minimal_app.py``. Besides Compare, the first open of each app's Upload page (until its document
+list is drawn) and Tree page (until the root's page texts are drawn) is measured, so several indexes compare
+in one run (``× first index``). Headless Chromium (Playwright, Debian's chromium) opens each page in a fresh
+browser context (a new session) and waits until the script is idle and the results are drawn (``first
+open``), then presses the arrow key on the Sensitivity slider, alternating right and left, and measures in
+the page's clock from the key press to the page showing what the rerun drew (its last element changed:
+``S = …`` on the minimal page, ``Drawn in …`` on Compare) with the script idle; a fragment rerun counts.
+Pages take turns so machine noise falls on all alike. Prints every median and the ratios (targets: slider
+step ≤ 2×, first open ≤ 3×).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -122,56 +125,88 @@ def slider_steps(page, steps: int, marker: str) -> list[float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index", type=Path, default=REPO / "data" / "bench" / "ui-index")
+    parser.add_argument("--index", type=Path, nargs="+", default=[REPO / "data" / "bench" / "ui-index"])
     parser.add_argument("--steps", type=int, default=12, help="slider steps per page")
     parser.add_argument("--opens", type=int, default=5, help="first opens per page")
     parser.add_argument("--shots", type=Path, help="folder for a screenshot of the Compare page")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory(prefix="drag-ui-bench-") as tmp:
-        store = shutil.copytree(args.index, Path(tmp) / "qdrant")
+    with tempfile.TemporaryDirectory(prefix="drag-ui-bench-") as tmp, ExitStack() as servers:
         base = {k: v for k, v in os.environ.items() if not k.startswith(("DRAG_", "OPENAI_", "QDRANT_"))}
         base |= {"HF_HUB_OFFLINE": "1", "DRAG_MODEL_DIR": str(REPO / "models")}
-        app_env = base | {
-            "DRAG_STORE": str(store),
-            "DRAG_SAMPLE": "off",
-            "DRAG_CACHE": str(Path(tmp) / "c.db"),
-        }
-        with (
-            serve(REPO / "app.py", app_env, Path(tmp) / "app.log") as app,
-            serve(REPO / "bench" / "minimal_app.py", base, Path(tmp) / "minimal.log") as minimal,
-            sync_playwright() as playwright,
-        ):
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            compare_url = f"{app}/compare?q={urllib.parse.quote(QUERY)}"
-            pages = {"minimal": (f"{minimal}/", "text=S = "), "compare": (compare_url, "text=Drawn in")}
-            markers = {"minimal": "S = ", "compare": "Drawn in"}
-            cold, cold_ms = open_page(browser, f"{app}/", IDLE)  # loads the models: reported, not counted
+        minimal = servers.enter_context(
+            serve(REPO / "bench" / "minimal_app.py", base, Path(tmp) / "minimal.log")
+        )
+        pages = {"minimal": (f"{minimal}/", "text=S = ")}
+        apps = []
+        for i, index in enumerate(args.index):
+            store = shutil.copytree(index, Path(tmp) / f"qdrant-{i}")
+            env = base | {
+                "DRAG_STORE": str(store),
+                "DRAG_SAMPLE": "off",
+                "DRAG_CACHE": str(Path(tmp) / f"c{i}.db"),
+            }
+            app = servers.enter_context(serve(REPO / "app.py", env, Path(tmp) / f"app-{i}.log"))
+            apps.append(app)
+            pages |= {
+                f"{index.name} compare": (f"{app}/compare?q={urllib.parse.quote(QUERY)}", "text=Drawn in"),
+                f"{index.name} upload": (f"{app}/upload", "text=Indexed documents"),
+                f"{index.name} tree": (f"{app}/tree", "text=Page text"),
+            }
+        playwright = servers.enter_context(sync_playwright())
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        cold_ms = []
+        for app in apps:  # loads the models: reported, not counted
+            cold, ms = open_page(browser, f"{app}/", IDLE)
             cold.context.close()
-            opens: dict[str, list[float]] = {name: [] for name in pages}
-            steps: dict[str, list[float]] = {name: [] for name in pages}
-            for round_ in range(args.opens):
-                for name in pages if round_ % 2 == 0 else reversed(pages):
-                    page, ms = open_page(browser, *pages[name])
-                    opens[name].append(ms)
-                    print(f"  {name}: first open {ms:.0f} ms", file=sys.stderr, flush=True)
-                    if round_ == 0:
-                        steps[name] += slider_steps(page, args.steps, markers[name])
-                        if args.shots and name == "compare":
-                            page.screenshot(path=str(args.shots / "bench-compare.png"), full_page=True)
-                    page.context.close()
-            browser.close()
+            cold_ms.append(round(ms))
+        opens: dict[str, list[float]] = {name: [] for name in pages}
+        steps: dict[str, list[float]] = {name: [] for name in pages if not name.endswith(("upload", "tree"))}
+        for round_ in range(args.opens):
+            names = list(pages)[round_ % len(pages) :] + list(pages)[: round_ % len(pages)]
+            for name in names:
+                page, ms = open_page(browser, *pages[name])
+                opens[name].append(ms)
+                print(f"  {name}: first open {ms:.0f} ms", file=sys.stderr, flush=True)
+                if round_ == 0 and name in steps:
+                    steps[name] += slider_steps(page, args.steps, "S = " if name == "minimal" else "Drawn in")
+                    if args.shots and name.endswith("compare"):
+                        page.screenshot(path=str(args.shots / "bench-compare.png"), full_page=True)
+                page.context.close()
+        browser.close()
+    report(args.index, opens, steps, cold_ms)
+
+
+def report(
+    indexes: list[Path], opens: dict[str, list[float]], steps: dict[str, list[float]], cold: list[int]
+) -> None:
+    """Medians, each page's ratio to the minimal page, and each index's ratio to the first index."""
     print(
-        f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} index={args.index} cold open={cold_ms:.0f} ms"
+        f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} indexes={[str(i) for i in indexes]} cold opens={cold} ms"
     )
-    print("| measure | minimal page ms | Compare ms | ratio | target |")
+    print("| measure | ms (median) | × minimal page | × first index | target |")
     print("|---|---|---|---|---|")
-    for measure, data, target in (("Sensitivity step", steps, 2), ("first open", opens, 3)):
-        floor, ours = statistics.median(data["minimal"]), statistics.median(data["compare"])
-        print(f"| {measure} (median) | {floor:.0f} | {ours:.0f} | {ours / floor:.2f}× | ≤ {target}× |")
-    for name in pages:
-        print(f"  {name}: steps {[round(x) for x in steps[name]]} opens {[round(x) for x in opens[name]]}")
+    floor_step, floor_open = statistics.median(steps["minimal"]), statistics.median(opens["minimal"])
+    print(f"| minimal: Sensitivity step / first open | {floor_step:.0f} / {floor_open:.0f} | 1 | | |")
+    first = indexes[0].name
+    for index in indexes:
+        for page, data, floor, target in (
+            ("compare", steps, floor_step, "step ≤ 2× minimal"),
+            ("compare", opens, floor_open, "open ≤ 3× minimal"),
+            ("upload", opens, floor_open, ""),
+            ("tree", opens, floor_open, ""),
+        ):
+            ours = statistics.median(data[f"{index.name} {page}"])
+            versus = ours / statistics.median(data[f"{first} {page}"])
+            what = "Sensitivity step" if data is steps else "first open"
+            print(
+                f"| {index.name}: {page} {what} | {ours:.0f} | {ours / floor:.2f}× | {versus:.2f}× | {target} |"
+            )
+    for name in opens:
+        print(
+            f"  {name}: steps {[round(x) for x in steps.get(name, [])]} opens {[round(x) for x in opens[name]]}"
+        )
 
 
 if __name__ == "__main__":

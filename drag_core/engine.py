@@ -305,27 +305,26 @@ class Engine:
         """Every complete document in the index, by file name (no model is loaded to tell whether each was
         built with the current vector settings)."""
         sparse = self._sparse_identity()
-        infos = []
-        for r in self._roots():
-            reason = stale_reason(r, self.policy, sparse)
-            infos.append(
-                DocumentInfo(
-                    file_name=r.file_name,
-                    doc_id=r.doc_id,
-                    pages=int(r.extra.get("pages", r.page_end)),
-                    empty_pages=int(r.extra.get("empty_pages", 0)),
-                    nodes=int(r.extra.get("nodes", 0)),
-                    levels=r.level + 1,
-                    fallbacks=int(r.extra.get("fallbacks", 0)),
-                    root_id=r.id,
-                    current=not reason,
-                    stale_reason=reason,
-                    running_lines=tuple((str(line), int(n)) for line, n in r.extra.get("running_lines", [])),
-                    page_numbers=int(r.extra.get("page_numbers", 0)),
-                    sections=int(r.extra.get("sections", 0)),
-                )
-            )
-        return sorted(infos, key=lambda d: d.file_name.lower())
+        return sorted((self._info(r, sparse) for r in self._roots()), key=lambda d: d.file_name.lower())
+
+    def _info(self, root: Node, sparse_identity: str) -> DocumentInfo:
+        """A document's description, read from its root."""
+        reason = stale_reason(root, self.policy, sparse_identity)
+        return DocumentInfo(
+            file_name=root.file_name,
+            doc_id=root.doc_id,
+            pages=int(root.extra.get("pages", root.page_end)),
+            empty_pages=int(root.extra.get("empty_pages", 0)),
+            nodes=int(root.extra.get("nodes", 0)),
+            levels=root.level + 1,
+            fallbacks=int(root.extra.get("fallbacks", 0)),
+            root_id=root.id,
+            current=not reason,
+            stale_reason=reason,
+            running_lines=tuple((str(line), int(n)) for line, n in root.extra.get("running_lines", [])),
+            page_numbers=int(root.extra.get("page_numbers", 0)),
+            sections=int(root.extra.get("sections", 0)),
+        )
 
     def _roots(self) -> list[Node]:
         with self.lock:
@@ -346,7 +345,7 @@ class Engine:
         with self.lock:
             info = self._document(file_name)
             self.store.delete_document(info.doc_id, file_name)
-            if not any(d.doc_id == info.doc_id for d in self.documents()):
+            if not self.store.roots(doc_id=info.doc_id):
                 self.originals.remove(info.doc_id)
         self.corpus.removed((file_name, info.doc_id))
         return info.nodes
@@ -426,10 +425,12 @@ class Engine:
         return self.originals.get(doc_id)
 
     def _document(self, file_name: str) -> DocumentInfo:
-        for info in self.documents():
-            if info.file_name == file_name:
-                return info
-        raise KeyError(f"no document named {file_name!r} in the index")
+        """The document of that name, from its root alone (one filtered call, whatever the index holds)."""
+        with self.lock:
+            roots = self.store.roots(file_name)
+        if not roots:
+            raise KeyError(f"no document named {file_name!r} in the index")
+        return self._info(roots[0], self._sparse_identity())
 
     # -- search ----------------------------------------------------------------------------------------
     def embed_query(self, query: str) -> QueryVectors:

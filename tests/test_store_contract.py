@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import qdrant_edge
 from conftest import FINANCE
 
 from drag_core.config import Settings
@@ -26,6 +29,7 @@ from drag_core.ingest.vector_text import VectorPolicy, dense_vectors, sparse_tex
 from drag_core.store import (
     DENSE,
     ENGINES,
+    SPARSE,
     Candidate,
     ClientStore,
     EdgeStore,
@@ -34,8 +38,10 @@ from drag_core.store import (
     Scope,
     ScopeKind,
     StoreError,
+    Where,
     open_store,
 )
+from drag_core.store import edge as edge_store
 
 FILES = ("AMCOR_2022_8K_dated-2022-07-01.pdf", "PEPSICO_2023_8K_dated-2023-05-05.pdf")
 QUERY = "supplemental indenture trustee notes due 2032"
@@ -247,6 +253,70 @@ def test_recover_removes_a_document_whose_root_was_never_written(open_, document
     assert store.recover() == [nodes[0].doc_id]
     assert store.count() == len(documents[1][0])
     assert store.recover() == []
+
+
+def _counted(document):
+    """The document with its node count on its root, as ingestion writes it."""
+    nodes, dense, sparse = document
+    return [*nodes[:-1], replace(nodes[-1], extra={**nodes[-1].extra, "nodes": len(nodes)})], dense, sparse
+
+
+def test_recover_of_a_whole_index_reads_only_the_roots(open_, documents, monkeypatch) -> None:
+    store = open_()
+    for document in documents:
+        store.write_document(*_counted(document))
+    read: list[Where | None] = []
+    scroll = store._scroll
+    monkeypatch.setattr(store, "_scroll", lambda fields, where: read.append(where) or scroll(fields, where))
+    assert store.recover() == []
+    assert read and all(where is not None and ("parent_id", -1) in where.equals for where in read)
+
+
+def test_recover_finds_a_partial_document_beside_counted_roots(open_, documents, monkeypatch) -> None:
+    store = open_()
+    store.write_document(*_counted(documents[1]))
+    _partial(store, _counted(documents[0]), None, monkeypatch)
+    assert store.recover() == [documents[0][0][0].doc_id]
+    assert store.count() == len(documents[1][0])
+
+
+def test_edge_seals_full_segments_on_disk_and_ranks_exactly_as_before(
+    documents, query, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setattr(edge_store, "SEALED_KB", 1)  # the two filings outgrow 1 KB of vectors
+    store = EdgeStore(tmp_path)
+    store.ensure_collection(384)
+    for document in documents:
+        store.write_document(*document)
+    scopes = [Scope(kind=ScopeKind.LEAVES, limit=10), Scope(kind=ScopeKind.ROOTS, limit=2)]
+    appended, segments = store.rank(query, scopes, 60)[0], store.shard.info().segments_count
+    store.settle()
+    config = json.loads((store.folder / edge_store.CONFIG_FILE).read_text())
+    assert config["vectors"][DENSE]["memory"] == config["sparse_vectors"]["sparse"]["memory"] == "cold"
+    assert store.shard.info().segments_count > segments, "the full segment was sealed"
+    sealed = store.rank(query, scopes, 60)[0]
+    # the same nodes with the same scores; pages with identical vectors (exact ties) may swap places
+    assert [{c.id for c in r} for r in sealed] == [{c.id for c in r} for r in appended]
+    for before, after in zip(appended, sealed):
+        assert [c.fused for c in after] == pytest.approx([c.fused for c in before])
+    store.close()
+
+
+def test_edge_leaves_a_shard_of_the_older_layout_unsealed(documents, tmp_path) -> None:
+    folder = edge_store.shard_folder(tmp_path, "drag_nodes")
+    folder.mkdir(parents=True)
+    older = qdrant_edge.EdgeConfig(  # as EdgeStore created collections before, with a threshold it outgrows
+        vectors={DENSE: qdrant_edge.EdgeVectorParams(size=384, distance=qdrant_edge.Distance.Cosine)},
+        sparse_vectors={SPARSE: qdrant_edge.EdgeSparseVectorParams(modifier=qdrant_edge.Modifier.Idf)},
+        optimizers=qdrant_edge.EdgeOptimizersConfig(indexing_threshold=1),
+    )
+    qdrant_edge.EdgeShard.create(str(folder), older).close()
+    store = EdgeStore(tmp_path)
+    store.write_document(*documents[0])
+    segments = store.shard.info().segments_count
+    store.settle()
+    assert store.shard.info().segments_count == segments
+    store.close()
 
 
 def test_recover_leaves_a_live_writers_partial_document_until_its_lease_expires(

@@ -259,6 +259,7 @@ class Ingestor:
                 if old.doc_id != document.doc_id:
                     self.store.delete_document(old.doc_id, old.file_name)
                     self.corpus.removed((old.file_name, old.doc_id))
+            self.store.settle()
             stage("store")(len(nodes), len(nodes))
         report.status = IngestStatus.REPLACED if previous else IngestStatus.INDEXED
         report.seconds = time.perf_counter() - started

@@ -335,25 +335,39 @@ class NodeStore(ABC):
         """
         if not self.has_collection():
             return []
-        roots = sorted(self.roots(), key=lambda root: root.extra.get("ingested_at", 0))
-        complete = {(root.doc_id, root.file_name) for root in roots}
-        partial = [
-            p
-            for p in self._payloads(["doc_id", "file_name", *LEASE_FIELDS])
-            if (p["doc_id"], p["file_name"]) not in complete
-        ]
-        newest = {root.file_name: root.doc_id for root in roots}
-        older = {(root.doc_id, root.file_name) for root in roots if newest[root.file_name] != root.doc_id}
-        removed = sorted(abandoned(partial, lease)) + sorted(older)
+        listed = self._payloads(["doc_id", "file_name", "extra"], ROOTS)  # not the texts: on every open
+        roots = sorted(listed, key=lambda root: root.get("extra", {}).get("ingested_at", 0))
+        newest = {root["file_name"]: root["doc_id"] for root in roots}
+        older = {
+            (root["doc_id"], root["file_name"])
+            for root in roots
+            if newest[root["file_name"]] != root["doc_id"]
+        }
+        removed = sorted(abandoned(self._partial(roots), lease)) + sorted(older)
         for doc_id, file_name in removed:
             log.warning("removing %s of %s left by an interrupted ingest", doc_id, file_name)
             self.delete_document(doc_id, file_name)
         return [doc_id for doc_id, _ in removed]
 
+    def _partial(self, roots: Sequence[dict]) -> list[dict]:
+        """The lease payloads of the nodes of documents without a root. When every root records its node
+        count and the counts add up to the collection's, there are none and no point is read: the scan of
+        every point, which grows with the index, happens only after a crash mid-write."""
+        counts = [root.get("extra", {}).get("nodes") for root in roots]
+        if None not in counts and self.count() == sum(int(n) for n in counts):
+            return []
+        complete = {(root["doc_id"], root["file_name"]) for root in roots}
+        return [
+            p
+            for p in self._payloads(["doc_id", "file_name", *LEASE_FIELDS])
+            if (p["doc_id"], p["file_name"]) not in complete
+        ]
+
     # -- reading ---------------------------------------------------------------------------------------
-    def roots(self, file_name: str | None = None) -> list[Node]:
-        """The root of every complete document (of one file's versions, when given)."""
-        where = ROOTS if file_name is None else Where(equals=(*ROOTS.equals, ("file_name", file_name)))
+    def roots(self, file_name: str | None = None, doc_id: str | None = None) -> list[Node]:
+        """The root of every complete document (of one file's versions, of one content's files, when given)."""
+        given = (("file_name", file_name), ("doc_id", doc_id))
+        where = Where(equals=(*ROOTS.equals, *((k, v) for k, v in given if v is not None)))
         return [Node.from_payload(p) for p in self._payloads(LISTING_FIELDS, where)]
 
     def nodes_of(self, doc_id: str, with_text: bool = False, file_name: str | None = None) -> list[Node]:
@@ -403,6 +417,10 @@ class NodeStore(ABC):
         return rankings, elapsed
 
     # -- engine calls ----------------------------------------------------------------------------------
+    @abstractmethod
+    def settle(self) -> None:
+        """Let the engine reorganise what was just written (Qdrant Edge seals a full segment onto disk)."""
+
     @abstractmethod
     def close(self) -> None:
         """Release the engine (and its folder lock)."""

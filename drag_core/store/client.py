@@ -85,6 +85,9 @@ class ClientStore(NodeStore):
         self.engine_label = "Qdrant server" if server else "qdrant-client local mode (embedded)"
         self.layout = layout or CollectionLayout()
 
+    def settle(self) -> None:
+        """Nothing to do: a server optimises its segments itself, local mode has none."""
+
     def close(self) -> None:
         self.client.close()
 

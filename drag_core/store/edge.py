@@ -19,9 +19,15 @@ import qdrant_edge as edge
 from drag_core.store import base
 from drag_core.store.base import CANDIDATE_FIELDS, DENSE, SCROLL_PAGE, SPARSE, NodeStore
 
-__all__ = ["CONFIG_FILE", "SCHEMAS", "EdgeStore", "shard_folder"]
+__all__ = ["CONFIG_FILE", "SCHEMAS", "SEALED_KB", "EdgeStore", "shard_folder"]
 
 CONFIG_FILE = "edge_config.json"
+#: A segment is sealed once its vectors outgrow this many KB (~65,000 384-d vectors; until then they are held
+#: in RAM): sealed, its dense vectors and sparse index are memory-mapped files read when touched.
+SEALED_KB = 100_000
+#: Sealed segments are merged only while there are more than this many: with Qdrant's default (one per
+#: core) every seal rewrote the whole index, so each ingest cost more as the index grew.
+SEGMENTS = 8
 SCHEMAS = {"integer": edge.PayloadSchemaType.Integer, "keyword": edge.PayloadSchemaType.Keyword}
 
 
@@ -50,6 +56,7 @@ class EdgeStore(NodeStore):
 
     def close(self) -> None:
         if self._shard is not None:
+            self._shard.flush()  # durable in the segments, not only in the write-ahead log
             self._shard.close()
             self._shard = None
         if self._temporary is not None:
@@ -68,12 +75,27 @@ class EdgeStore(NodeStore):
         return int(config.get("vectors", {}).get(DENSE, {}).get("size", 0))
 
     def _create(self, dim: int) -> None:
+        """A shard whose sealed segments keep vectors and the sparse index on disk (``Memory.Cold``), as the
+        payload is by default, and build no HNSW graph (``m = 0``): search stays exact."""
+        cold = edge.Memory.Cold
         config = edge.EdgeConfig(
-            vectors={DENSE: edge.EdgeVectorParams(size=dim, distance=edge.Distance.Cosine)},
-            sparse_vectors={SPARSE: edge.EdgeSparseVectorParams(modifier=edge.Modifier.Idf)},
+            vectors={DENSE: edge.EdgeVectorParams(size=dim, distance=edge.Distance.Cosine, memory=cold)},
+            sparse_vectors={SPARSE: edge.EdgeSparseVectorParams(modifier=edge.Modifier.Idf, memory=cold)},
+            hnsw_config=edge.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
+            optimizers=edge.EdgeOptimizersConfig(
+                indexing_threshold=SEALED_KB, default_segment_number=SEGMENTS
+            ),
         )
         self.folder.mkdir(parents=True, exist_ok=True)
         self._shard = edge.EdgeShard.create(str(self.folder), config)
+
+    def settle(self) -> None:
+        """Seal the appendable segment once it outgrows ``SEALED_KB`` (a no-op below). A shard created before
+        this layout is left as it is: sealing it would build an HNSW graph, and search would no longer be
+        exact."""
+        if self._shard is not None and _sealable(self.folder):
+            self.round_trips += 1
+            self._shard.optimize()
 
     def _indexed_fields(self) -> set[str]:
         return set(self.shard.info().payload_schema)
@@ -120,6 +142,12 @@ class EdgeStore(NodeStore):
         return [
             [base.Hit(int(p.id), float(p.score), p.payload or {}) for p in points] for points in responses
         ]
+
+
+def _sealable(folder: Path) -> bool:
+    """Whether the shard was created with the sealed layout (no HNSW graph)."""
+    config = json.loads((folder / CONFIG_FILE).read_text())
+    return config.get("hnsw_config", {}).get("m") == 0
 
 
 def _request(query: base.QueryVectors, request: base.Request) -> edge.QueryRequest:
