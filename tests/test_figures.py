@@ -138,8 +138,11 @@ def test_parents_are_named_by_their_section_where_they_are_wide_enough() -> None
     narrow.title = "7 LaTeX usage"
     page = _node(3, 0, 83, 83)
     page.title = "8 Base modules › graph"
-    figure = tree_figure([wide, narrow, page, section])
+    root = _node(6, 3, 1, 83, parent_id=-1)
+    root.title = "Acknowledgements, 1 Introduction, 6 Programming"  # every section: named by its file
+    figure = tree_figure([wide, narrow, page, section, root])
     labels = dict(zip(figure.data[0].customdata, figure.data[0].text))
+    assert labels.pop(6) == "f.pdf"
     assert labels.pop(5) == "graph"
     assert labels == {1: "6 Programming", 2: "p.81–82", 3: "83"}
     hovers = dict(zip(figure.data[0].customdata, figure.data[0].hovertext))

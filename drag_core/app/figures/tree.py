@@ -44,8 +44,8 @@ def tree_figure(
     nodes: Sequence[Node], marks: Mapping[int, str] | None = None, selected: int | None = None
 ) -> go.Figure:
     """The document tree as an icicle over pages: one bar per node spanning its pages, one row per level
-    (root on top), a parent labelled by its section title where the document has an outline (by its pages
-    where not, or where the title does not fit). Bars are coloured by ``marks`` (see ``MARKS``); ``selected``
+    (root on top), the root labelled by its file, a parent by its section title where the document has an
+    outline (by its pages where not, or where the title does not fit). Bars are coloured by ``marks`` (see ``MARKS``); ``selected``
     is outlined by a last, empty bar. Each bar's ``customdata`` is its node id."""
     marks = marks or {}
     levels = sorted({n.level for n in nodes})
@@ -106,11 +106,12 @@ def tree_figure(
 
 
 def _bar_text(node: Node, pages: int) -> str:
-    """A bar's label: a page's number; a parent's section in short ("6 Programming", "graph", "1 Description …"),
-    when the bar is wide enough for it (about ``CHARS_ACROSS`` characters span the chart), else its pages."""
+    """A bar's label: a page's number; the root's file name (it covers every section); a parent's section in
+    short ("6 Programming", "graph", "1 Description …"), when the bar is wide enough for it (about
+    ``CHARS_ACROSS`` characters span the chart), else its pages."""
     if node.level == 0:
         return str(node.page_start)
-    short = _short_title(node.title)
+    short = node.file_name if node.is_root else _short_title(node.title)
     if short and len(short) <= CHARS_ACROSS * len(node.pages) / max(1, pages):
         return html.escape(short)
     return page_span(node.page_start, node.page_end)
