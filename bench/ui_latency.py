@@ -1,7 +1,8 @@
 """The Compare page as a live instrument: key-press-to-idle for one Sensitivity step and the page's first
 open, against Streamlit's own floor (a minimal page with one slider), both served and driven in one run.
 
-Run: ``nice -n 10 .venv/bin/python bench/ui_latency.py [--index FOLDER …] [--steps 12] [--opens 5]``.
+Run: ``nice -n 10 .venv/bin/python bench/ui_latency.py [--index FOLDER …] [--steps 12] [--opens 5]``
+(the models from ``DRAG_MODEL_DIR`` when set, else ``models/``: a worktree has none of its own).
 
 ``streamlit run`` servers on 127.0.0.1: ``app.py`` on a private copy of each index (at least 10,000 nodes;
 ``bench/ui_index.py`` builds one, default ``data/bench/ui-index``; ``bench/scale.py`` builds larger ones) and
@@ -134,7 +135,10 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="drag-ui-bench-") as tmp, ExitStack() as servers:
         base = {k: v for k, v in os.environ.items() if not k.startswith(("DRAG_", "OPENAI_", "QDRANT_"))}
-        base |= {"HF_HUB_OFFLINE": "1", "DRAG_MODEL_DIR": str(REPO / "models")}
+        base |= {
+            "HF_HUB_OFFLINE": "1",
+            "DRAG_MODEL_DIR": os.environ.get("DRAG_MODEL_DIR", str(REPO / "models")),
+        }
         minimal = servers.enter_context(
             serve(REPO / "bench" / "minimal_app.py", base, Path(tmp) / "minimal.log")
         )

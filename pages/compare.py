@@ -229,6 +229,7 @@ def instrument(query: str, strategies: list[str], walk: dict[str, int]) -> None:
     exports(comparison)
     views_drawn = st.session_state["views_drawn"] = st.session_state.get("views_drawn", 0) + 1
     st.caption(f"Drawn in {(time.perf_counter() - started) * 1000:.0f} ms (view {views_drawn}).")
+    ui.settle_heap("pages/compare.py")  # a knob step reruns only this fragment, never ``ui.page``
 
 
 def ask(question: str) -> None:

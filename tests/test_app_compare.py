@@ -3,6 +3,7 @@ curves with knees, the answer toggle (offline and with a real local LLM) and the
 
 from __future__ import annotations
 
+import gc
 import html
 import json
 import re
@@ -95,6 +96,23 @@ def test_a_question_in_the_address_is_asked_on_opening(open_app, small_index_cop
     no_exceptions(at)
     assert at.text_input(key="query").value == QUERY
     assert _cards(at) == DEFAULT
+
+
+def test_the_panels_first_draw_settles_the_heap(
+    open_app, small_index_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A knob step reruns only the Compare panel, never ``ui.page`` (which settles from a page's second run):
+    unsettled, every step paid a full ``gc.collect()`` of the models and the index."""
+    from drag_core.app.ui import frame
+
+    monkeypatch.setattr(frame, "_ran", set())
+    frame.settle_heap.clear()
+    gc.unfreeze()
+    at = open_app(small_index_copy)
+    at.query_params["q"] = QUERY
+    at.switch_page(COMPARE).run()  # the page's first run in this process
+    no_exceptions(at)
+    assert gc.get_freeze_count() > 0
 
 
 def test_the_address_sets_the_whole_view_and_keeps_following_it(open_app, small_index_copy: Path) -> None:

@@ -13,7 +13,7 @@ import gc
 
 import streamlit as st
 
-__all__ = ["PAGES", "page"]
+__all__ = ["PAGES", "page", "settle_heap"]
 
 #: The app's pages in navigation order: (script, title, icon).
 PAGES: tuple[tuple[str, str, str], ...] = (
@@ -43,6 +43,8 @@ def page(script: str) -> None:
 def settle_heap(page: str) -> None:
     """Once per page and process, before its second run: move everything alive (models, index, modules,
     remembered searches) to the collector's permanent generation, so Streamlit's full collection after every
-    rerun scans only what reruns allocate (it took ~150 ms of every knob step with the 10,000-node index)."""
+    rerun scans only what reruns allocate (it took ~150 ms of every knob step with the 10,000-node index).
+    A fragment's reruns do not pass through ``page``: a page whose knobs rerun a fragment calls this at the
+    end of the fragment's first run."""
     gc.collect()
     gc.freeze()
