@@ -91,6 +91,7 @@ def sentence_ends(text: str, start: int = 0, end: int | None = None) -> Iterator
     spans the punctuation and the space after it."""
     begin = start
     for match in _FULL_STOP.finditer(text, start, len(text) if end is None else end):
+        # the word before the stop (24 characters back is enough: a longer word is no abbreviation)
         before = text[max(begin, match.start() - 24) : match.start() + 1].split()
         last = before[-1].rstrip(".").lower() if before else ""
         if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):

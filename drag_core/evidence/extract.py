@@ -1,9 +1,9 @@
 """An answer without an LLM: the sentences of a strategy's pages that best match the question, each citing its
 page — extracted, not generated.
 
-Every unit of every page (``ingest.units``, as ``snippets.analysed`` keeps them) is ranked by BM25 with IDF counted over all of them (so a word
-every page repeats counts little); a table row or a heading counts ``NON_PROSE_WEIGHT`` of its score (filings
-answer in tables, but a sentence reads better), repeated units once. The best ``ANSWER_UNITS`` are the answer,
+Every unit of every page (``ingest.units``, as ``snippets.analysed`` keeps them) is ranked by BM25 with IDF
+counted over all of them (so a word every page repeats counts little); a table row or a heading counts
+``NON_PROSE_WEIGHT`` of its score (filings answer in tables, but a sentence reads better), repeated units once. The best ``ANSWER_UNITS`` are the answer,
 best first, each with ``[file p.N]``.
 """
 
