@@ -30,10 +30,10 @@ from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.loading import LoadedDocument, document_id
 from drag_core.ingest.pipeline import describe_tree
 from drag_core.ingest.vector_text import VectorPolicy, dense_vectors, sparse_texts
-from drag_core.models.embeddings import Embedder, SparseVector
+from drag_core.models.embeddings import Embedder
 from drag_core.store import NodeStore
 from drag_core.text import sentences
-from drag_core.types import Node, Page
+from drag_core.types import Node, Page, SparseVector
 
 REPO = Path(__file__).resolve().parents[1]
 SCIFACT = REPO.parent / "shared" / "data" / "scifact"

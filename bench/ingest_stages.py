@@ -25,13 +25,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from drag_core.config import Settings
+from drag_core.config import DEFAULT_PDF_ENGINE, PDF_ENGINES, Settings
 from drag_core.engine import Engine
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.loading import load_path
 from drag_core.ingest.parsing import PageCache, Parser
-from drag_core.ingest.pdf_text import DEFAULT_PDF_ENGINE, PDF_ENGINES
-from drag_core.ingest.pipeline import STAGES
+from drag_core.ingest.report import STAGES
 from drag_core.ingest.vector_text import sparse_texts, titled
 from drag_core.models.embeddings import Embedder
 from drag_core.types import Node

@@ -17,8 +17,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from drag_core.config import PDF_ENGINES
 from drag_core.ingest.loading import load_path
-from drag_core.ingest.pdf_text import PDF_ENGINES
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"

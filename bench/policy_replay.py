@@ -25,9 +25,9 @@ from pathlib import Path
 
 from drag_core.config import Settings
 from drag_core.evaluation.budget import FlatCurve, doc_hit, judge
-from drag_core.evaluation.datasets import Dataset, Unit, load_dataset
+from drag_core.evaluation.datasets import Dataset, load_dataset
 from drag_core.evaluation.index import open_index
-from drag_core.evaluation.metrics import mean, right_sized_recall
+from drag_core.evaluation.metrics import Unit, mean, right_sized_recall
 from drag_core.knee import find_knee
 from drag_core.search import SearchContext, SearchParams, Step, StepKind
 from drag_core.search.adaptive import keep_documents

@@ -30,8 +30,8 @@ from drag_core.config import Settings
 from drag_core.engine import Engine
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.loading import expected_pages
-from drag_core.ingest.pipeline import STAGES, ProgressEvent
 from drag_core.ingest.progress import ProgressMeter
+from drag_core.ingest.report import STAGES, ProgressEvent
 from drag_core.models.embeddings import Embedder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub, ever (models load from local folders)

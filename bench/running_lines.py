@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from drag_core.config import PDF_ENGINES
 from drag_core.ingest.loading import load_path
-from drag_core.ingest.pdf_text import PDF_ENGINES
 from drag_core.ingest.running_lines import find_running_lines
 from drag_core.ingest.tree import plan_tree
 from drag_core.ingest.vector_text import leaf_text, title_of

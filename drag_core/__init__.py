@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from drag_core.config import Settings
     from drag_core.engine import DocumentInfo, Engine
     from drag_core.errors import DragError
-    from drag_core.ingest.pipeline import IngestReport, ProgressEvent
+    from drag_core.ingest.report import IngestReport, ProgressEvent
     from drag_core.knee import KNEE_METHODS
     from drag_core.params import SCORE_SOURCES, SearchParams
     from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchResult

@@ -13,29 +13,28 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from drag_core.fusion import DEFAULT_RRF_K
-from drag_core.ingest.lease import DEFAULT_LEASE_SECONDS
-from drag_core.ingest.pdf_text import DEFAULT_PDF_ENGINE, check_engine
+from drag_core.llm.config import LLMConfig
 from drag_core.params import SearchParams
 
 __all__ = [
-    "DEFAULT_BASE_URL",
     "DEFAULT_BM25",
     "DEFAULT_DENSE_MODEL",
     "DEFAULT_EVAL_DATA",
     "DEFAULT_EVAL_DIR",
-    "DEFAULT_MODEL",
+    "DEFAULT_LEASE_SECONDS",
     "DEFAULT_MODEL_DIR",
+    "DEFAULT_PDF_ENGINE",
     "DEFAULT_SPARSE_MODEL",
     "DEFAULT_STORE",
     "ENV_VARS",
     "IN_MEMORY",
+    "PDF_ENGINES",
     "SEARCH_ENV",
     "Bm25Params",
-    "LLMConfig",
     "Settings",
+    "check_pdf_engine",
     "default_cache_path",
     "sparse_identity",
 ]
@@ -49,8 +48,12 @@ DEFAULT_MODEL_DIR = Path("./models")
 DEFAULT_EVAL_DIR = Path("data/eval")
 #: Relative to the working folder (the repository's, for the app): the shared data sets beside it.
 DEFAULT_EVAL_DATA = Path("../shared/data")
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_MODEL = "gpt-4o-mini"
+#: The engines that read the text of PDFs (``drag_core.ingest.pdf_text``), named here so that the settings
+#: check ``DRAG_PDF_ENGINE`` without loading either.
+PDF_ENGINES = ("pdfium", "pypdf")
+DEFAULT_PDF_ENGINE = "pdfium"
+#: How long after its last write another writer's partial document counts as abandoned (``store.lease``).
+DEFAULT_LEASE_SECONDS = 120.0
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,13 @@ class Bm25Params:
 DEFAULT_BM25 = Bm25Params()
 #: The search parameters whose installation default an environment variable sets.
 SEARCH_ENV = {"rrf_k": "DRAG_RRF_K"}
+
+
+def check_pdf_engine(engine: str) -> str:
+    """``engine`` when it names a PDF engine; else a ``ValueError`` that lists them."""
+    if engine not in PDF_ENGINES:
+        raise ValueError(f"unknown PDF engine {engine!r}; DRAG_PDF_ENGINE is one of {', '.join(PDF_ENGINES)}")
+    return engine
 
 
 def sparse_identity(sparse_model: str, bm25: Bm25Params) -> str:
@@ -131,43 +141,6 @@ ENV_VARS: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class LLMConfig:
-    """Where and how to call an OpenAI-compatible endpoint. ``api_key`` is left out of the repr."""
-
-    base_url: str = DEFAULT_BASE_URL
-    model: str = DEFAULT_MODEL
-    api_key: str | None = field(default=None, repr=False)
-    timeout_s: float = 60.0
-    max_retries: int = 3
-    concurrency: int = 4
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> LLMConfig | None:
-        """Configuration from ``DRAG_LLM_*`` (or ``OPENAI_*``) variables; None when neither a base URL nor
-        an API key is set (offline)."""
-        env = os.environ if env is None else env
-        base_url = _env(env, "DRAG_LLM_BASE_URL") or _env(env, "OPENAI_BASE_URL")
-        api_key = _env(env, "DRAG_LLM_API_KEY") or _env(env, "OPENAI_API_KEY")
-        if not base_url and not api_key:
-            return None
-        return cls(
-            base_url=base_url or DEFAULT_BASE_URL,
-            model=_env(env, "DRAG_LLM_MODEL") or DEFAULT_MODEL,
-            api_key=api_key,
-            timeout_s=_env_number(env, "DRAG_LLM_TIMEOUT", 60.0, float),
-            max_retries=int(_env_number(env, "DRAG_LLM_MAX_RETRIES", 3, int, minimum=0)),
-            concurrency=int(_env_number(env, "DRAG_LLM_CONCURRENCY", 4, int)),
-        )
-
-    @property
-    def host(self) -> str:
-        """``host[:port]`` of the base URL, without any user info."""
-        parts = urlsplit(self.base_url)
-        host = parts.hostname or self.base_url
-        return f"{host}:{parts.port}" if parts.port else host
-
-
-@dataclass(frozen=True)
 class Settings:
     """Where the index lives and which models build it.
 
@@ -192,8 +165,8 @@ class Settings:
         sample_on_start: the app indexes the bundled sample when it starts on an empty index.
         eval_dir: folder of the evaluation indexes.
         eval_data: folder the Evaluate page lists data sets from.
-        pdf_engine: which engine reads the text of PDFs (``pdf_text.PDF_ENGINES``).
-        lease_seconds: lease of a partial document (``lease.Lease``).
+        pdf_engine: which engine reads the text of PDFs (``PDF_ENGINES``).
+        lease_seconds: lease of a partial document (``store.lease.Lease``).
     """
 
     store: str = DEFAULT_STORE
@@ -251,7 +224,9 @@ class Settings:
             "eval_dir": Path(env.get("DRAG_EVAL_DIR") or DEFAULT_EVAL_DIR),
             "eval_data": Path(env.get("DRAG_EVAL_DATA") or DEFAULT_EVAL_DATA),
             "lease_seconds": float(env.get("DRAG_LEASE_SECONDS") or DEFAULT_LEASE_SECONDS),
-            "pdf_engine": check_engine(env.get("DRAG_PDF_ENGINE", "").strip().lower() or DEFAULT_PDF_ENGINE),
+            "pdf_engine": check_pdf_engine(
+                env.get("DRAG_PDF_ENGINE", "").strip().lower() or DEFAULT_PDF_ENGINE
+            ),
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
@@ -278,23 +253,3 @@ def default_cache_path(store: str) -> Path | None:
     if store == IN_MEMORY:
         return None
     return Path(store) / "description-cache.sqlite"
-
-
-def _env(env: Mapping[str, str], name: str) -> str | None:
-    value = env.get(name, "").strip()
-    return value or None
-
-
-def _env_number(
-    env: Mapping[str, str], name: str, default: float, kind: type, minimum: float = 1e-9
-) -> float:
-    raw = _env(env, name)
-    if raw is None:
-        return default
-    try:
-        value = kind(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number, got {raw!r}") from None
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum:g}, got {raw!r}")
-    return value

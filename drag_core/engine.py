@@ -18,33 +18,32 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from drag_core.config import DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_MODEL, LLMConfig, Settings, sparse_identity
+from drag_core.config import DEFAULT_DENSE_MODEL, DEFAULT_SPARSE_MODEL, Settings, sparse_identity
 from drag_core.ingest.describe.base import Summarizer
 from drag_core.ingest.describe.cache import DescriptionCache
 from drag_core.ingest.describe.corpus import CorpusTable, IndexCorpus
 from drag_core.ingest.describe.describer import Describer
-from drag_core.ingest.lease import Lease
 from drag_core.ingest.loading import LoadedDocument, clean_file_name, document_id
 from drag_core.ingest.parsing import PageCache, Parser, page_cache_path
-from drag_core.ingest.pipeline import (
+from drag_core.ingest.pipeline import Ingestor, failed, stale_reason
+from drag_core.ingest.report import (
     CancelCheck,
     IngestCancelled,
-    Ingestor,
     IngestReport,
     ProgressCallback,
     ProgressEvent,
-    failed,
-    stale_reason,
     stop_if_asked,
 )
 from drag_core.ingest.tree import node_id_base
 from drag_core.ingest.vector_text import VectorPolicy
+from drag_core.llm.config import LLMConfig
 from drag_core.models.embeddings import Embedder
 from drag_core.models.files import DENSE_DIM
 from drag_core.models.query_embedder import QueryEmbedder
 from drag_core.search import SearchContext, SearchParams, SearchResult
 from drag_core.search import strategy as strategy_named
 from drag_core.store import NodeStore, QueryVectors, open_store
+from drag_core.store.lease import Lease
 from drag_core.store.originals import Originals, originals_folder
 from drag_core.text import counted
 from drag_core.types import Node

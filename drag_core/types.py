@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["Description", "Node", "Page"]
+__all__ = ["Description", "Node", "Page", "SparseVector"]
 
 
 @dataclass(frozen=True)
@@ -108,3 +108,11 @@ class Node:
     def from_payload(cls, payload: dict[str, Any]) -> Node:
         known = {k: payload[k] for k in cls.__dataclass_fields__ if k in payload}
         return cls(**known)
+
+
+@dataclass(frozen=True)
+class SparseVector:
+    """BM25 term weights: hashed term ids and their weights."""
+
+    indices: list[int]
+    values: list[float]

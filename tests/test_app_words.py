@@ -15,9 +15,10 @@ from drag_core.app.environment import app_env
 from drag_core.app.glossary import KNOBS, METRICS, PINNED, SENSITIVITY_WORDS, TERMS, knob_help, knob_label
 from drag_core.app.sample import SAMPLE_PDF, sample_on_start
 from drag_core.app.uploads import unchanged_report
-from drag_core.config import Bm25Params, LLMConfig, Settings
+from drag_core.config import Bm25Params, Settings
 from drag_core.engine import Engine
 from drag_core.llm.answer import citations
+from drag_core.llm.config import LLMConfig
 from drag_core.types import Node
 
 

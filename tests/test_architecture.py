@@ -105,6 +105,58 @@ def test_drag_core_has_no_import_cycle() -> None:
     assert find_cycle(import_graph()) is None
 
 
+def room_of(name: str) -> str:
+    """The package or module directly under ``drag_core`` that a module belongs to (``drag_core`` for the root)."""
+    return ".".join(name.split(".")[:2])
+
+
+def room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph between the rooms (the packages and modules directly under ``drag_core``); the package
+    root, which only re-exports, is left out."""
+    rooms: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        if room_of(name) != "drag_core":
+            found = rooms.setdefault(room_of(name), set())
+            found |= {room_of(t) for t in targets} - {room_of(name), "drag_core"}
+    return rooms
+
+
+def test_the_room_graph_sees_imports_between_rooms() -> None:
+    rooms = room_graph(import_graph())
+    assert "drag_core.store" in rooms["drag_core.ingest"] and "drag_core.config" in rooms["drag_core.store"]
+    assert find_cycle(room_graph({"drag_core.a.x": {"drag_core.b.y"}, "drag_core.b.y": {"drag_core.a.z"}}))
+
+
+def test_no_import_cycle_between_the_rooms() -> None:
+    """The lower floors stand on each other one way: e.g. the store never imports ingest, nor config the store."""
+    assert find_cycle(room_graph(import_graph())) is None
+
+
+def layers(graph: dict[str, set[str]], prefix: str) -> int:
+    """The tallest chain of imports among the modules under ``prefix`` (1: no module imports another)."""
+    inside = {
+        name: {t for t in targets if _in(t, prefix)} for name, targets in graph.items() if _in(name, prefix)
+    }
+    heights: dict[str, int] = {}
+
+    def height(name: str) -> int:
+        if name not in heights:
+            heights[name] = 1 + max((height(t) for t in inside[name] if t != name), default=0)
+        return heights[name]
+
+    return max(map(height, inside))
+
+
+def test_the_evaluation_is_a_harness_only() -> None:
+    """``evaluation`` holds data sets, runs, metrics and reports: at most five layers, no command line (argparse,
+    now in ``cli``) and no app (Streamlit, the background jobs, the labels the viewer writes)."""
+    assert layers({"p.a": {"p.b"}, "p.b": {"p.c", "q"}, "p.c": set(), "q": set()}, "p") == 3
+    assert layers(import_graph(), "drag_core.evaluation") <= 5
+    harness = {name for name in _modules() if _in(name, "drag_core.evaluation")}
+    for front_end in ("argparse", "streamlit", APP, "drag_core.cli", "drag_core.labels"):
+        assert not (_importers(front_end) & harness), front_end
+
+
 def test_only_the_engine_touches_its_store_and_lock() -> None:
     pattern = re.compile(r"engine\.lock|engine\.store")
     offenders = [
@@ -210,7 +262,7 @@ def test_settings_are_read_only_at_the_entry_points() -> None:
         "drag_core/config.py",
         "drag_core/cli/__init__.py",
         "drag_core/app/ui/session.py",
-        "drag_core/evaluation/background.py",
+        "drag_core/app/jobs/process.py",
         "drag_core/models/setup.py",
         "drag_core/integrations/langchain.py",
         "drag_core/engine.py",
@@ -247,6 +299,7 @@ ROOMS = {
     "ingest",
     "integrations",
     "knee",
+    "labels",
     "llm",
     "models",
     "search",

@@ -18,10 +18,10 @@ import pytest
 from conftest import FINANCE, SAMPLE_PDF, run_cli
 from pdf_factory import encrypted_pdf, numbered_pages, scanned_pdf, text_pdf, truncated
 
+from drag_core.config import PDF_ENGINES
 from drag_core.engine import Engine
 from drag_core.ingest.loading import SECTION_CHARS, LoadError, load_bytes
-from drag_core.ingest.pdf_text import PDF_ENGINES
-from drag_core.ingest.pipeline import STAGES, ProgressEvent
+from drag_core.ingest.report import STAGES, ProgressEvent
 from drag_core.search import SearchParams
 
 SMALL_PDF = FINANCE / "PEPSICO_2023_8K_dated-2023-05-05.pdf"

@@ -177,7 +177,7 @@ def test_page_writes_the_highlighted_page_or_prints_it(store: Path, tmp_path: Pa
 
 
 def test_eval_labels_runs_on_the_stores_own_index(store: Path, tmp_path: Path) -> None:
-    from drag_core.evaluation.labels import Labels
+    from drag_core.labels import Labels
 
     documents = {d["file_name"]: d["doc_id"] for d in json.loads(drag("docs", "--json", store=store).stdout)}
     labels = Labels(store / "labels")

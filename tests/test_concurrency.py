@@ -14,7 +14,7 @@ from pdf_factory import encrypted_pdf, numbered_pages, scanned_pdf, text_pdf, tr
 from test_browser import CHROMIUM, CHROMIUM_ARGS, IDLE, STARTUP_S, STEP_MS, app_url  # noqa: F401 (fixture)
 
 from drag_core.engine import Engine
-from drag_core.ingest.pipeline import IngestReport, ProgressEvent
+from drag_core.ingest.report import IngestReport, ProgressEvent
 from drag_core.search import STRATEGIES, SearchResult
 
 if TYPE_CHECKING:

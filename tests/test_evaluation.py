@@ -18,7 +18,7 @@ from test_metrics import ranx_scores
 
 from drag_core.app.figures.evaluation import per_query_figure, recall_vs_pages, sweep_figure
 from drag_core.cli import main
-from drag_core.config import IN_MEMORY, Settings
+from drag_core.config import IN_MEMORY, PDF_ENGINES, Settings
 from drag_core.evaluation.budget import FLAT_DEPTH, FlatCurve, judge
 from drag_core.evaluation.datasets import PAGE_KIND, PASSAGE_KIND, load_dataset, passages
 from drag_core.evaluation.diagnostics import cut_rule
@@ -35,7 +35,6 @@ from drag_core.evaluation.report import (
 from drag_core.evaluation.runner import Outcome, Report, RunSpec, Summary, evaluate, measure, parse_spec
 from drag_core.evaluation.sweep import run_sweep
 from drag_core.ingest.loading import load_path
-from drag_core.ingest.pdf_text import PDF_ENGINES
 from drag_core.ingest.vector_text import VectorPolicy
 from drag_core.knee import SENSITIVITIES
 from drag_core.search import SearchParams, SearchResult, Step

@@ -9,11 +9,11 @@ from conftest import child_env, no_exceptions
 from test_evaluation import write_page_dataset
 
 from drag_core.app.evaluation import plan_warning
+from drag_core.app.jobs.process import SECONDS_PER_PAGE, EvalJob, plan
 from drag_core.config import Settings
-from drag_core.evaluation.background import SECONDS_PER_PAGE, EvalJob, plan
 from drag_core.evaluation.datasets import load_dataset
 from drag_core.evaluation.index import MANIFEST, default_folder, ledger_entries, open_index, seconds_per_page
-from drag_core.ingest.pipeline import ProgressEvent
+from drag_core.ingest.report import ProgressEvent
 from drag_core.ingest.vector_text import VectorPolicy
 
 EVALUATE = "pages/evaluate.py"

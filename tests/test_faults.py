@@ -16,12 +16,13 @@ from conftest import FINANCE, REPO, child_env, run_cli
 from fake_llm import FakeLLM, PerPrompt, Reply, closed_port, completion, error, valid_reply
 from pdf_factory import numbered_pages, text_pdf
 
-from drag_core.config import LLMConfig, Settings
+from drag_core.config import Settings
 from drag_core.engine import Engine
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.describe.openai_llm import OpenAISummarizer
 from drag_core.ingest.loading import load_path
-from drag_core.llm import BACKOFF_BASE_S
+from drag_core.llm.client import BACKOFF_BASE_S
+from drag_core.llm.config import LLMConfig
 from drag_core.store import UPSERT_BATCH, open_store
 from drag_core.types import Node
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import FINANCE
 
 from drag_core.engine import Engine
-from drag_core.ingest.pipeline import STAGES, ProgressEvent
+from drag_core.ingest.report import STAGES, ProgressEvent
 
 PDF = FINANCE / "ULTABEAUTY_2023Q4_EARNINGS.pdf"
 OTHER = FINANCE / "FOOTLOCKER_2022_8K_dated-2022-05-20.pdf"

@@ -19,12 +19,12 @@ import pytest
 from conftest import FINANCE, REPO, SMALL_DOCS, child_env
 
 from drag_core.app.evidence import label_counts, mark_page, page_marks
+from drag_core.app.jobs.thread import IndexEvalJob
 from drag_core.engine import Engine
 from drag_core.evaluation.datasets import load_dataset
-from drag_core.evaluation.labels import Labels, query_id
-from drag_core.evaluation.on_index import IndexEvalJob, labels_dataset
 from drag_core.evaluation.runner import evaluate, parse_spec
 from drag_core.ingest.loading import document_id
+from drag_core.labels import Labels, labels_dataset, query_id
 from drag_core.search import SearchParams
 
 ULTA, FOOT = (FINANCE / name for name in SMALL_DOCS)
@@ -89,7 +89,7 @@ def test_two_sessions_labelling_at_once_lose_nothing(tmp_path: Path) -> None:
 
 def test_two_processes_labelling_at_once_lose_nothing(tmp_path: Path) -> None:
     code = (
-        "import sys\nfrom pathlib import Path\nfrom drag_core.evaluation.labels import Labels\n"
+        "import sys\nfrom pathlib import Path\nfrom drag_core.labels import Labels\n"
         "for page in range(1, 26):\n"
         "    Labels(Path(sys.argv[1])).mark(sys.argv[2], 'f.pdf', page, True, 'a' * 32)\n"
     )

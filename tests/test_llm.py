@@ -17,20 +17,20 @@ import pytest
 from fake_llm import FakeLLM, Reply, Respond, completion, error
 from llm_server import local_llm  # noqa: F401 - session fixture used by the real-LLM tests
 
-from drag_core.config import LLMConfig
 from drag_core.ingest.describe.base import DocumentContext
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.describe.openai_llm import PAGE_CHARS, OpenAISummarizer
-from drag_core.llm import (
+from drag_core.llm.answer import answer_question
+from drag_core.llm.client import (
     DESCRIPTION_SCHEMA,
     SUMMARY_SCHEMA,
     LLMError,
-    answer_question,
     backoff_delay,
     complete_json,
     make_client,
     normalize_description,
 )
+from drag_core.llm.config import LLMConfig
 from drag_core.types import Description
 
 SENTINEL = "sk-SENTINEL-123"

@@ -8,9 +8,8 @@ import pytest
 from conftest import FINANCE, PDFS
 from pypdf import PdfReader, PdfWriter
 
-from drag_core.config import Settings
+from drag_core.config import DEFAULT_PDF_ENGINE, PDF_ENGINES, Settings
 from drag_core.ingest.loading import SECTION_CHARS, LoadError, load_bytes, load_path, split_sections
-from drag_core.ingest.pdf_text import DEFAULT_PDF_ENGINE, PDF_ENGINES
 
 engines = pytest.mark.parametrize("engine", PDF_ENGINES)
 

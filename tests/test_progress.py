@@ -11,8 +11,8 @@ from conftest import FINANCE
 
 from drag_core.engine import Engine
 from drag_core.ingest.loading import expected_pages
-from drag_core.ingest.pipeline import ProgressEvent
 from drag_core.ingest.progress import SPARSE_SHARE, STAGE_COST, WARM_UP_TEXTS, ProgressMeter
+from drag_core.ingest.report import ProgressEvent
 from drag_core.ingest.tree import parent_count
 from drag_core.models.embeddings import BATCH_SIZE
 

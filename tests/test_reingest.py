@@ -11,11 +11,12 @@ from fake_llm import FakeLLM, valid_reply
 
 from drag_core.app.display import stale_warning
 from drag_core.cli.output import console, docs_table
-from drag_core.config import LLMConfig, Settings
+from drag_core.config import Settings
 from drag_core.engine import Engine
 from drag_core.ingest import pipeline
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.describe.openai_llm import OpenAISummarizer
+from drag_core.llm.config import LLMConfig
 
 TOPICS = ["harbours", "glaciers", "orchards", "railways", "lighthouses", "bakeries"]
 

@@ -19,9 +19,10 @@ from conftest import FINANCE, REPO, child_env, no_exceptions, run_cli
 from fake_llm import FakeLLM, PerPrompt, Reply, Request, closed_port, completion, error
 
 from drag_core.app.compare import Comparer, export_tables, to_csv, to_json
-from drag_core.config import LLMConfig, Settings
+from drag_core.config import Settings
 from drag_core.engine import Engine, default_summarizer
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
+from drag_core.llm.config import LLMConfig
 from drag_core.models.embeddings import Embedder
 from drag_core.search import STRATEGIES, SearchParams
 

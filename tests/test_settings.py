@@ -10,9 +10,9 @@ import pytest
 from conftest import FINANCE, child_env, no_exceptions, run_cli
 from test_evaluation import write_page_dataset
 
+from drag_core.app.jobs.process import plan
 from drag_core.config import Settings
 from drag_core.engine import Engine
-from drag_core.evaluation.background import plan
 from drag_core.evaluation.datasets import load_dataset
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.tree import TREE_VERSION

@@ -22,7 +22,6 @@ from drag_core.fusion import classic_rrf_score
 from drag_core.ingest.describe.cache import DescriptionCache
 from drag_core.ingest.describe.describer import Describer
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
-from drag_core.ingest.lease import Lease, ended_here
 from drag_core.ingest.loading import load_path
 from drag_core.ingest.pipeline import describe_tree
 from drag_core.ingest.vector_text import VectorPolicy, dense_vectors, sparse_texts
@@ -42,6 +41,7 @@ from drag_core.store import (
     open_store,
 )
 from drag_core.store import edge as edge_store
+from drag_core.store.lease import Lease, ended_here
 
 FILES = ("AMCOR_2022_8K_dated-2022-07-01.pdf", "PEPSICO_2023_8K_dated-2023-05-05.pdf")
 QUERY = "supplemental indenture trustee notes due 2032"

@@ -11,7 +11,7 @@ from conftest import FINANCE
 from drag_core.app.display import clock
 from drag_core.app.uploads import UploadJob, file_line, outcome_counts, stage_words
 from drag_core.engine import Engine
-from drag_core.ingest.pipeline import IngestReport, IngestStatus, ProgressEvent
+from drag_core.ingest.report import IngestReport, IngestStatus, ProgressEvent
 
 PDF = FINANCE / "ULTABEAUTY_2023Q4_EARNINGS.pdf"
 OTHER = FINANCE / "FOOTLOCKER_2022_8K_dated-2022-05-20.pdf"

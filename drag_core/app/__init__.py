@@ -4,7 +4,8 @@ imports it.
 
 Modules: ``ui`` (the Streamlit glue: page frame, engine per process, session state), ``figures`` (what is
 drawn), ``compare`` (the Compare session: runs remembered, exports), ``uploads`` (uploads in the background),
-``evaluation`` (what the Evaluate page asks of ``drag_core.evaluation``), ``display`` (words: escaping, clocks,
+``evaluation`` (what the Evaluate page asks of ``drag_core.evaluation``), ``jobs`` (its evaluations in a
+background process or a thread), ``display`` (words: escaping, clocks,
 settings rows), ``sample`` (the bundled sample document), ``environment`` (secrets over the environment).
 The pages import from here only.
 """

@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from drag_core.config import ENV_VARS, LLMConfig, Settings
+from drag_core.config import ENV_VARS, Settings
 from drag_core.engine import DocumentInfo
-from drag_core.ingest.pipeline import StaleReason
+from drag_core.ingest.report import StaleReason
+from drag_core.llm.config import LLMConfig
 from drag_core.text import counted, page_span
 
 __all__ = [

@@ -7,19 +7,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from drag_core.app.display import clock, percent
+from drag_core.app.jobs.process import EvalJob, JobStage, Plan, Status, plan
+from drag_core.app.jobs.thread import IndexEvalJob
 from drag_core.app.uploads import file_line
 from drag_core.config import Settings
 from drag_core.engine import Engine
-from drag_core.evaluation.background import EvalJob, JobStage, Plan, Status, plan
 from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, find_datasets, load_dataset
 from drag_core.evaluation.index import LEDGER, MANIFEST, default_folder
-from drag_core.evaluation.labels import LABELS_NAME, Labels
-from drag_core.evaluation.on_index import IndexEvalJob, labels_dataset
 from drag_core.evaluation.report import headline, query_rows, summary_rows, sweep_verdicts, verdicts
 from drag_core.evaluation.runner import RunSpec, parse_spec
-from drag_core.ingest.pipeline import ProgressEvent
+from drag_core.ingest.report import ProgressEvent
 from drag_core.ingest.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
 from drag_core.knee import KNEE_METHODS, SENSITIVITIES
+from drag_core.labels import LABELS_NAME, Labels, labels_dataset
 from drag_core.text import counted
 
 __all__ = [

@@ -1,5 +1,5 @@
 """What the page viewer, the answer panel and the labels panel ask of the core: which page a click opens, the
-page itself (``evidence.view``), an extractive answer, the user's labels (``evaluation.labels``) — marking a
+page itself (``evidence.view``), an extractive answer, the user's labels (``drag_core.labels``) — marking a
 page, counting, exporting — and an evaluation of the strategies on them over the app's own index. No Streamlit
 here.
 """
@@ -12,9 +12,9 @@ from typing import Any
 
 from drag_core.config import Settings
 from drag_core.engine import DocumentInfo, Engine
-from drag_core.evaluation.labels import LABELS, LABELS_NAME, Label, Labels
 from drag_core.evidence import PageError, PageImages, extract_answer
 from drag_core.evidence.view import PageView, view_page
+from drag_core.labels import LABELS, LABELS_NAME, Label, Labels
 from drag_core.store.originals import store_folder
 
 __all__ = [

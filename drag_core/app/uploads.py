@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from drag_core.app.display import percent
 from drag_core.engine import DocumentInfo, Engine
 from drag_core.ingest.loading import clean_file_name, document_id, expected_pages
-from drag_core.ingest.pipeline import IngestReport, IngestStatus, ProgressEvent
 from drag_core.ingest.progress import ProgressMeter
+from drag_core.ingest.report import IngestReport, IngestStatus, ProgressEvent
 from drag_core.text import counted
 
 __all__ = [

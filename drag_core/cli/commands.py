@@ -1,9 +1,10 @@
 """The bodies of ``ingest``, ``search``, ``docs``, ``tree`` and ``remove`` (``eval`` and ``sweep`` live in
-``drag_core.evaluation.commands``). Each imports the engine when it runs, so ``--help`` stays fast."""
+``evaluate``, loaded when they run). Each imports the engine when it runs, so ``--help`` stays fast."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
@@ -27,13 +28,11 @@ __all__ = [
     "UsageError",
     "command",
     "docs",
-    "evaluate",
     "ingest",
     "open_engine",
     "page",
     "remove",
     "search",
-    "sweep",
     "tree",
 ]
 
@@ -204,15 +203,15 @@ def remove(args: argparse.Namespace, settings: Settings) -> int:
     )
 
 
-@command("eval")
-def evaluate(args: argparse.Namespace, settings: Settings) -> int:
-    from drag_core.evaluation.commands import eval_command
+def _loaded_when_run(module: str, name: str) -> Command:
+    """A command whose body is ``name`` of ``module``, imported only when it runs (``eval`` and ``sweep`` load
+    the evaluation harness and the engine, which ``--help`` and the other commands never need)."""
 
-    return eval_command(args, settings)
+    def run(args: argparse.Namespace, settings: Settings) -> int:
+        return getattr(importlib.import_module(module), name)(args, settings)
+
+    return run
 
 
-@command("sweep")
-def sweep(args: argparse.Namespace, settings: Settings) -> int:
-    from drag_core.evaluation.commands import sweep_command
-
-    return sweep_command(args, settings)
+COMMANDS["eval"] = _loaded_when_run("drag_core.cli.evaluate", "eval_command")
+COMMANDS["sweep"] = _loaded_when_run("drag_core.cli.evaluate", "sweep_command")

@@ -11,8 +11,8 @@ import re
 from dataclasses import MISSING, fields
 from typing import Any
 
+from drag_core.cli.eval_options import add_parsers
 from drag_core.config import SEARCH_ENV
-from drag_core.evaluation.options import add_parsers
 from drag_core.knee import KNEE_METHODS
 from drag_core.search import SCORE_SOURCES, STRATEGIES, SearchParams
 

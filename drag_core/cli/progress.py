@@ -25,7 +25,7 @@ from rich.progress import (
 )
 
 if TYPE_CHECKING:
-    from drag_core.ingest.pipeline import ProgressEvent
+    from drag_core.ingest.report import ProgressEvent
 
 __all__ = ["PLAIN_EVERY", "IngestProgress"]
 

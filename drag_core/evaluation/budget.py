@@ -17,8 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from drag_core.evaluation.datasets import Unit
-from drag_core.evaluation.metrics import bootstrap_interval, mean, recall_at_k
+from drag_core.evaluation.metrics import Unit, bootstrap_interval, mean, recall_at_k
 
 __all__ = ["FLAT_DEPTH", "FLAT_DOC_HIT_K", "BudgetJudgement", "FlatCurve", "doc_hit", "judge"]
 

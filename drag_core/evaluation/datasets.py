@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from drag_core.evaluation.metrics import Unit
 from drag_core.ingest.loading import LoadedDocument, document_id
 from drag_core.types import Page
 
@@ -29,14 +30,12 @@ __all__ = [
     "PASSAGE_PAGE",
     "Dataset",
     "Query",
-    "Unit",
     "find_datasets",
     "load_dataset",
     "passage_file",
     "passages",
 ]
 
-Unit = tuple[str, int]
 PASSAGE_PAGE = 0
 PAGE_KIND, PASSAGE_KIND = "pages", "passages"
 

@@ -23,7 +23,7 @@ from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, passages
 from drag_core.ingest.describe.base import Summarizer
 from drag_core.ingest.loading import LoadedDocument, expected_pages
 from drag_core.ingest.parsing import PageCache, Parser, page_cache_path
-from drag_core.ingest.pipeline import IngestReport, ProgressCallback, ProgressEvent
+from drag_core.ingest.report import IngestReport, ProgressCallback, ProgressEvent
 from drag_core.ingest.tree import TREE_VERSION
 from drag_core.ingest.vector_text import VectorPolicy, titled
 from drag_core.models.embeddings import Embedder
@@ -38,6 +38,7 @@ __all__ = [
     "documents",
     "ensure_ingested",
     "identity",
+    "index_identity",
     "ingest_dataset",
     "ledger_entries",
     "open_index",
@@ -254,3 +255,14 @@ def seconds_per_page(folders: Iterable[Path]) -> float | None:
                 seconds += float(entry.get("seconds", 0.0))
                 pages += float(entry["pages"])
     return seconds / pages if pages and seconds else None
+
+
+def index_identity(engine: Engine) -> dict[str, Any]:
+    """What a report says about an index it did not build: where it is and how its vectors were made."""
+    return {
+        "index": engine.engine_label,
+        "vector_policy": engine.policy.identity,
+        "summarizer": getattr(engine.summarizer, "identity", type(engine.summarizer).__name__),
+        "reused": True,
+        "failed": [],
+    }

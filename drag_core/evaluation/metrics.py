@@ -13,10 +13,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from drag_core.evaluation.datasets import Unit
-
 __all__ = [
     "BOOTSTRAP_ROUNDS",
+    "Unit",
     "bootstrap_interval",
     "dcg_at_k",
     "mean",
@@ -28,6 +27,8 @@ __all__ = [
     "right_sized_recall",
 ]
 
+#: What a metric counts: a page of a file (``(file, page)``), or a passage of a passage data set.
+Unit = tuple[str, int]
 BOOTSTRAP_ROUNDS = 2000
 
 

@@ -21,8 +21,9 @@ from typing import Any
 from drag_core.engine import Engine
 from drag_core.evaluation import diagnostics
 from drag_core.evaluation.budget import FLAT_DEPTH, FlatCurve, doc_hit, judge
-from drag_core.evaluation.datasets import Dataset, Query, Unit
+from drag_core.evaluation.datasets import Dataset, Query
 from drag_core.evaluation.metrics import (
+    Unit,
     bootstrap_interval,
     mean,
     mrr_at_k,

@@ -16,9 +16,10 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from drag_core.config import DEFAULT_PDF_ENGINE
 from drag_core.errors import DragError
 from drag_core.ingest.outline import OutlineEntry, markdown_outline, pdf_outline
-from drag_core.ingest.pdf_text import DEFAULT_PDF_ENGINE, PdfError, pdf_page_count, pdf_pages
+from drag_core.ingest.pdf_text import PdfError, pdf_page_count, pdf_pages
 from drag_core.ingest.running_lines import find_running_lines, page_bodies
 from drag_core.types import Page
 

@@ -18,11 +18,12 @@ from concurrent.futures.process import BrokenProcessPool
 from functools import cache, partial
 from pathlib import Path
 
+from drag_core.config import DEFAULT_PDF_ENGINE, check_pdf_engine
 from drag_core.ingest import loading, outline, pdf_text, running_lines
 from drag_core.ingest.describe.cache import TextCache
 from drag_core.ingest.loading import LoadedDocument, clean_file_name, document_id, load_bytes, load_path
 from drag_core.ingest.outline import OutlineEntry
-from drag_core.ingest.pdf_text import DEFAULT_PDF_ENGINE, check_engine, engine_version
+from drag_core.ingest.pdf_text import engine_version
 from drag_core.types import Page
 
 __all__ = ["START_METHOD", "PageCache", "Parser", "page_cache_path", "parser_identity"]
@@ -104,7 +105,7 @@ class Parser:
         cache: the page cache.
         workers: most worker processes (1: parse in this process; default: one per core for pypdf, 1 for
             PDFium).
-        pdf_engine: which engine reads PDFs (``pdf_text.PDF_ENGINES``).
+        pdf_engine: which engine reads PDFs (``config.PDF_ENGINES``).
         parsed: files parsed so far (not answered by the cache).
     """
 
@@ -117,7 +118,7 @@ class Parser:
     ) -> None:
         self.max_bytes = max_bytes
         self.cache = cache
-        self.pdf_engine = check_engine(pdf_engine)
+        self.pdf_engine = check_pdf_engine(pdf_engine)
         if workers is None:
             workers = (os.cpu_count() or 1) if pdf_engine == "pypdf" else 1
         self.workers = max(1, workers)

@@ -15,13 +15,12 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 
+from drag_core.config import DEFAULT_PDF_ENGINE, check_pdf_engine
+
 __all__ = [
-    "DEFAULT_PDF_ENGINE",
     "PDFIUM_HYPHEN",
-    "PDF_ENGINES",
     "PdfError",
     "broken",
-    "check_engine",
     "engine_version",
     "first_line",
     "pdf_page_count",
@@ -32,8 +31,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-PDF_ENGINES = ("pdfium", "pypdf")
-DEFAULT_PDF_ENGINE = "pdfium"
 PDFIUM_HYPHEN = "\ufffe"  # what PDFium gives for a hyphen the PDF marks as a possible line break
 # PDFium is not thread-safe: one call at a time in a process (the app's sessions share one process). A fork
 # taken while another thread holds the lock would leave it held in the child, so the child gets a new one.
@@ -73,18 +70,11 @@ def engine_version(engine: str) -> str:
     return f"pypdf-{__version__}"
 
 
-def check_engine(engine: str) -> str:
-    """``engine`` when it is known; raises ``ValueError`` naming the choices."""
-    if engine not in PDF_ENGINES:
-        raise ValueError(f"unknown PDF engine {engine!r}; DRAG_PDF_ENGINE is one of {', '.join(PDF_ENGINES)}")
-    return engine
-
-
 def pdf_pages(data: bytes, max_pages: int, engine: str = DEFAULT_PDF_ENGINE) -> list[str]:
     """The text of every page, in order (an unreadable page is an empty string). Raises ``PdfError``."""
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise PdfError("not a PDF (no %PDF header)")
-    reader = _pdfium_pages if check_engine(engine) == "pdfium" else _pypdf_pages
+    reader = _pdfium_pages if check_pdf_engine(engine) == "pdfium" else _pypdf_pages
     return resolve_soft_hyphens([text.replace("\x00", "") for text in reader(data, max_pages)])
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from drag_core.ingest.pipeline import STAGES, ProgressEvent
+from drag_core.ingest.report import STAGES, ProgressEvent
 from drag_core.ingest.tree import parent_count
 from drag_core.models.embeddings import BATCH_SIZE
 

@@ -1,9 +1,10 @@
-"""The LLM endpoint (any OpenAI-compatible server): ``client`` makes structured calls with retries and
-redaction, ``answer`` answers a question from pages with citations."""
+"""The LLM endpoint (any OpenAI-compatible server): ``config`` says where and how to call it (``LLMConfig``,
+read by the settings), ``client`` makes structured calls with retries and redaction, ``answer`` answers a
+question from pages with citations.
 
-from drag_core.llm import answer as _answer
-from drag_core.llm import client as _client
-from drag_core.llm.answer import *  # noqa: F403
-from drag_core.llm.client import *  # noqa: F403
+Only ``LLMConfig`` is imported here: reading the settings never loads the ``openai`` package, which the
+client and the answer import (use their modules: ``drag_core.llm.client``, ``drag_core.llm.answer``)."""
 
-__all__ = [*_answer.__all__, *_client.__all__]
+from drag_core.llm.config import DEFAULT_BASE_URL, DEFAULT_MODEL, LLMConfig
+
+__all__ = ["DEFAULT_BASE_URL", "DEFAULT_MODEL", "LLMConfig"]

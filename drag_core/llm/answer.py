@@ -8,8 +8,8 @@ from typing import Any
 
 import openai
 
-from drag_core.config import LLMConfig
 from drag_core.llm.client import Sleep, complete_text, make_client
+from drag_core.llm.config import LLMConfig
 from drag_core.text import citation
 from drag_core.types import Node
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import openai
 
-from drag_core.config import LLMConfig
 from drag_core.errors import DragError
+from drag_core.llm.config import LLMConfig
 
 __all__ = [
     "BACKOFF_BASE_S",

@@ -26,19 +26,14 @@ from drag_core.config import (
 )
 from drag_core.models.bm25_terms import TOKEN_MAX_LENGTH, bm25_terms
 from drag_core.text import ENGLISH_STOPWORDS
+from drag_core.types import SparseVector
 
-__all__ = ["BATCH_SIZE", "Embedder", "SparseVector"]
+__all__ = ["BATCH_SIZE", "Embedder"]
 
 #: Texts per model call: the embedder's lock is held and progress reported once per batch.
 BATCH_SIZE = 32
 
 
-@dataclass(frozen=True)
-class SparseVector:
-    """BM25 term weights: hashed term ids and their weights."""
-
-    indices: list[int]
-    values: list[float]
 
 
 class Embedder:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from drag_core.models.bm25_terms import bm25_terms
-from drag_core.models.embeddings import SparseVector
+from drag_core.types import SparseVector
 from drag_core.models.files import DENSE_MODEL_SUBDIR, MAX_SEQ_LENGTH, ONNX_FILE, is_dense_model_dir
 
 __all__ = ["QueryEmbedder"]

@@ -22,9 +22,8 @@ import numpy as np
 
 from drag_core.errors import DragError
 from drag_core.fusion import qdrant_rrf_k
-from drag_core.ingest.lease import LEASE_FIELDS, Lease, abandoned
-from drag_core.models.embeddings import SparseVector
-from drag_core.types import Node
+from drag_core.store.lease import LEASE_FIELDS, Lease, abandoned
+from drag_core.types import Node, SparseVector
 
 __all__ = [
     "CANDIDATE_FIELDS",

@@ -12,7 +12,6 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from drag_core.config import IN_MEMORY, Settings
-from drag_core.models.embeddings import SparseVector
 from drag_core.store.base import (
     CANDIDATE_FIELDS,
     DENSE,
@@ -26,6 +25,7 @@ from drag_core.store.base import (
     Request,
     Where,
 )
+from drag_core.types import SparseVector
 
 __all__ = ["ClientStore", "CollectionLayout", "open_client"]
 

@@ -31,9 +31,9 @@ from drag_core.app.evidence import (
 from drag_core.app.figures.cards import tokens_warning
 from drag_core.app.figures.evidence import answer_html, cited_html, marked_html, open_link
 from drag_core.app.ui.session import documents, engine, llm_config, settings
-from drag_core.config import LLMConfig
 from drag_core.errors import DragError
-from drag_core.evaluation.labels import Labels
+from drag_core.labels import Labels
+from drag_core.llm.config import LLMConfig
 
 __all__ = ["VIEWER", "answer_panel", "labels_panel", "page_images", "page_links", "show_page"]
 

@@ -24,12 +24,13 @@ from drag_core.app.display import escape_markdown
 from drag_core.app.environment import app_env
 from drag_core.app.sample import SAMPLE_PDF, sample_on_start
 from drag_core.app.uploads import file_line, outcome_counts, unchanged_report
-from drag_core.config import Bm25Params, LLMConfig, Settings
+from drag_core.config import Bm25Params, Settings
 from drag_core.engine import DocumentInfo, Engine
 from drag_core.errors import DragError
 from drag_core.ingest.loading import expected_pages
-from drag_core.ingest.pipeline import IngestReport, IngestStatus, ProgressEvent
 from drag_core.ingest.progress import ProgressMeter
+from drag_core.ingest.report import IngestReport, IngestStatus, ProgressEvent
+from drag_core.llm.config import LLMConfig
 from drag_core.models.embeddings import Embedder
 from drag_core.text import counted
 

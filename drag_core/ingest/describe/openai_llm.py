@@ -13,10 +13,9 @@ from typing import Any
 
 import openai
 
-from drag_core.config import LLMConfig
 from drag_core.ingest.describe.base import DocumentContext, Summarizer, merge_keywords
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
-from drag_core.llm import (
+from drag_core.llm.client import (
     DESCRIPTION_SCHEMA,
     SUMMARY_SCHEMA,
     LLMError,
@@ -25,6 +24,7 @@ from drag_core.llm import (
     normalize_description,
     normalize_summary,
 )
+from drag_core.llm.config import LLMConfig
 from drag_core.types import Description
 
 __all__ = [

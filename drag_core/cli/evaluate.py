@@ -1,5 +1,6 @@
-"""The bodies of the ``eval`` and ``sweep`` commands (their options are in ``options``). Tables go to stdout,
-progress to stderr; a sweep without --json/--csv/--plot writes its JSON and plot under ``SWEEP_DIR``.
+"""The bodies of the ``eval`` and ``sweep`` commands (their options are in ``eval_options``), over the harness
+of ``drag_core.evaluation``. Tables go to stdout, progress to stderr; a sweep without --json/--csv/--plot writes
+its JSON and plot under ``SWEEP_DIR``.
 """
 
 from __future__ import annotations
@@ -11,14 +12,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from drag_core.cli.eval_options import CORPUS
 from drag_core.config import Bm25Params, Settings
 from drag_core.engine import Engine
 from drag_core.evaluation.chart import Chart, chart_html, recall_chart, sweep_chart
 from drag_core.evaluation.datasets import Dataset, load_dataset
 from drag_core.evaluation.index import corpus_avg_len, open_index
-from drag_core.evaluation.labels import LABELS, Labels
-from drag_core.evaluation.on_index import labels_dataset
-from drag_core.evaluation.options import CORPUS
 from drag_core.evaluation.report import (
     comparisons,
     headline,
@@ -30,8 +29,9 @@ from drag_core.evaluation.report import (
 )
 from drag_core.evaluation.runner import Report, RunSpec, evaluate, param_value, parse_spec
 from drag_core.evaluation.sweep import run_sweep
-from drag_core.ingest.pipeline import ProgressEvent
+from drag_core.ingest.report import ProgressEvent
 from drag_core.ingest.vector_text import VectorPolicy
+from drag_core.labels import LABELS, Labels, labels_dataset
 from drag_core.models.embeddings import Embedder
 from drag_core.store.originals import store_folder
 from drag_core.text import counted

@@ -10,39 +10,16 @@ import threading
 import time
 from typing import Any
 
+from drag_core.app.jobs.process import JobStage, Status
 from drag_core.engine import Engine
-from drag_core.evaluation.background import JobStage, Status
 from drag_core.evaluation.datasets import Dataset
-from drag_core.evaluation.labels import Labels
 from drag_core.evaluation.runner import Report, RunSpec, evaluate
 
-__all__ = ["IndexEvalJob", "index_identity", "labels_dataset"]
+__all__ = ["IndexEvalJob"]
 
 
 class _Cancelled(Exception):
     """Raised between two questions when the job was cancelled."""
-
-
-def labels_dataset(
-    engine: Engine, labels: Labels, limit: int | None = None
-) -> tuple[Dataset, dict[str, Any]]:
-    """The labels that are not stale as a data set over ``engine``'s index (its first ``limit`` questions), and
-    what the report says about the index: the engine's, reused, with how many labels were left out as stale."""
-    indexed = {d.file_name: d.doc_id for d in engine.documents()}
-    dataset = labels.dataset(indexed).subset(limit)
-    stale = sum(label.stale(indexed) for label in labels.all())
-    return dataset, index_identity(engine) | {"stale_labels_left_out": stale}
-
-
-def index_identity(engine: Engine) -> dict[str, Any]:
-    """What a report says about an index it did not build: where it is and how its vectors were made."""
-    return {
-        "index": engine.engine_label,
-        "vector_policy": engine.policy.identity,
-        "summarizer": getattr(engine.summarizer, "identity", type(engine.summarizer).__name__),
-        "reused": True,
-        "failed": [],
-    }
 
 
 class IndexEvalJob:

@@ -8,7 +8,7 @@ of the evaluation index is whole or absent (roots are written last; the next ope
 its root) and the index is not marked complete, so the next run indexes the rest. The job's temporary
 folder is removed when the job is closed (done, failed or cancelled). No Streamlit here.
 
-The child is ``python -m drag_core.evaluation.background JOB_FOLDER``: it reads ``job.json``, writes
+The child is ``python -m drag_core.app.jobs.process JOB_FOLDER``: it reads ``job.json``, writes
 ``status.json`` as it goes and ``result.pickle`` at the end (or ``error`` in the status).
 """
 
@@ -32,8 +32,8 @@ from drag_core.config import Settings
 from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, load_dataset
 from drag_core.evaluation.index import MANIFEST, default_folder, open_index, remaining_work, seconds_per_page
 from drag_core.ingest.loading import clean_file_name
-from drag_core.ingest.pipeline import ProgressEvent
 from drag_core.ingest.progress import ProgressMeter
+from drag_core.ingest.report import ProgressEvent
 from drag_core.ingest.tree import TREE_VERSION
 from drag_core.ingest.vector_text import VectorPolicy
 
@@ -172,7 +172,7 @@ class EvalJob:
         sweep: tuple[str, list[str]] | None = None,
         env: dict[str, str] | None = None,
     ) -> EvalJob:
-        """Start ``python -m drag_core.evaluation.background`` on a new job folder."""
+        """Start ``python -m drag_core.app.jobs.process`` on a new job folder."""
         folder = Path(tempfile.mkdtemp(prefix="drag-eval-"))
         request = {
             "dataset": str(dataset),
@@ -182,7 +182,7 @@ class EvalJob:
             "sweep": list(sweep) if sweep else None,
         }
         (folder / "job.json").write_text(json.dumps(request))
-        command = [sys.executable, "-m", "drag_core.evaluation.background", str(folder)]
+        command = [sys.executable, "-m", "drag_core.app.jobs.process", str(folder)]
         with (folder / "log.txt").open("w") as log:
             process = subprocess.Popen(
                 command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True

@@ -1,4 +1,4 @@
-"""The options of the ``eval`` and ``sweep`` commands (their bodies are in ``commands``, imported only when run).
+"""The options of the ``eval`` and ``sweep`` commands (their bodies are in ``evaluate``, imported only when run).
 
 Examples::
 

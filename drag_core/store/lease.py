@@ -18,8 +18,9 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from drag_core.config import DEFAULT_LEASE_SECONDS
+
 __all__ = [
-    "DEFAULT_LEASE_SECONDS",
     "HEARTBEAT",
     "LEASE_FIELDS",
     "WRITER",
@@ -29,7 +30,6 @@ __all__ = [
     "new_writer_id",
 ]
 
-DEFAULT_LEASE_SECONDS = 120.0
 WRITER, HEARTBEAT = "writer", "heartbeat"
 LEASE_FIELDS = [WRITER, HEARTBEAT]
 
