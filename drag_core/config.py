@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drag_core.fusion import DEFAULT_RRF_K
+from drag_core.layout import IN_MEMORY, StoreLayout
 from drag_core.llm.config import LLMConfig
 from drag_core.params import SearchParams
 
@@ -35,12 +36,9 @@ __all__ = [
     "Bm25Params",
     "Settings",
     "check_pdf_engine",
-    "default_cache_path",
     "sparse_identity",
 ]
 
-#: The store of a throw-away index, kept in memory (``DRAG_STORE=:memory:``).
-IN_MEMORY = ":memory:"
 DEFAULT_STORE = "./data/qdrant"
 DEFAULT_DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
@@ -216,7 +214,7 @@ class Settings:
                 float(env.get("DRAG_BM25_AVG_LEN") or Bm25Params.avg_len),
             ),
             "embed_threads": _positive(env.get("DRAG_EMBED_THREADS")),
-            "cache_path": Path(cache) if cache else default_cache_path(store),
+            "cache_path": Path(cache) if cache else _description_cache(store),
             "search": SearchParams(rrf_k=int(env.get(SEARCH_ENV["rrf_k"]) or DEFAULT_RRF_K)),
             "llm": LLMConfig.from_env(env),
             "max_file_bytes": int(float(env.get("DRAG_MAX_FILE_MB") or 200) * 1024 * 1024),
@@ -232,9 +230,21 @@ class Settings:
         return cls(**values)  # type: ignore[arg-type]
 
     @property
+    def layout(self) -> StoreLayout | None:
+        """The paths inside the store folder (with ``qdrant_url``: this machine's folder for the caches, the
+        originals and the labels); None for a throw-away store in memory."""
+        return StoreLayout.of(self.store)
+
+    @property
     def in_memory(self) -> bool:
         """Whether the index is a throw-away one in memory (no folder, no cache files)."""
         return not self.qdrant_url and self.store == IN_MEMORY
+
+
+def _description_cache(store: str) -> Path | None:
+    """The description cache sits inside the store folder, so a store is one folder (none in memory)."""
+    layout = StoreLayout.of(store)
+    return layout.description_cache if layout else None
 
 
 def _positive(text: str | None) -> int | None:
@@ -245,11 +255,3 @@ def _positive(text: str | None) -> int | None:
     if value < 1:
         raise ValueError(f"expected a count of at least 1, not {text!r}")
     return value
-
-
-def default_cache_path(store: str) -> Path | None:
-    """The description cache sits inside an embedded store's folder (the page cache beside it), so a store is
-    one folder; a throw-away store gets no cache file."""
-    if store == IN_MEMORY:
-        return None
-    return Path(store) / "description-cache.sqlite"

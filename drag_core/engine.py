@@ -24,7 +24,7 @@ from drag_core.ingest.describe.cache import DescriptionCache
 from drag_core.ingest.describe.corpus import CorpusTable, IndexCorpus
 from drag_core.ingest.describe.describer import Describer
 from drag_core.ingest.loading import LoadedDocument, clean_file_name, document_id
-from drag_core.ingest.parsing import PageCache, Parser, page_cache_path
+from drag_core.ingest.parsing import PageCache, Parser
 from drag_core.ingest.pipeline import Ingestor, failed, stale_reason
 from drag_core.ingest.report import (
     CancelCheck,
@@ -36,6 +36,7 @@ from drag_core.ingest.report import (
 )
 from drag_core.ingest.tree import node_id_base
 from drag_core.ingest.vector_text import VectorPolicy
+from drag_core.layout import page_cache_beside
 from drag_core.llm.config import LLMConfig
 from drag_core.models.embeddings import Embedder
 from drag_core.models.files import DENSE_DIM
@@ -44,7 +45,7 @@ from drag_core.search import SearchContext, SearchParams, SearchResult
 from drag_core.search import strategy as strategy_named
 from drag_core.store import NodeStore, QueryVectors, open_store
 from drag_core.store.lease import Lease
-from drag_core.store.originals import Originals, originals_folder
+from drag_core.store.originals import Originals
 from drag_core.text import counted
 from drag_core.types import Node
 
@@ -135,7 +136,7 @@ class Engine:
         self.corpus = IndexCorpus(CorpusTable(settings.cache_path), self._indexed)
         self.parser = Parser(
             settings.max_file_bytes,
-            PageCache(page_cache_path(settings.cache_path)),
+            PageCache(page_cache_beside(settings.cache_path)),
             pdf_engine=settings.pdf_engine,
         )
         self.lock = threading.RLock()
@@ -144,7 +145,7 @@ class Engine:
         self._query_embedder: QueryEmbedder | None = None
         self._ingestor: Ingestor | None = None
         self.lease = Lease(seconds=settings.lease_seconds)
-        self.originals = Originals(originals_folder(settings))
+        self.originals = Originals(settings.layout.originals if settings.layout else None)
         self.store.ensure_collection(self._dense_dim())
         self.store.recover(self.lease)
 

@@ -289,7 +289,38 @@ def test_in_memory_is_one_named_value() -> None:
     assert not compared, compared
 
 
-TOP_LEVEL = {"__init__", "__main__", "config", "engine", "errors", "fusion", "params", "text", "types"}
+STORE_PATHS = {"description-cache.sqlite", "page-cache.sqlite", "originals", "labels", "edge", "collection"}
+
+
+def test_only_the_layout_names_the_paths_inside_a_store_folder() -> None:
+    """``StoreLayout`` decides every path inside a store folder: no other module joins one of its names onto a
+    path or spells a cache file's name."""
+    offenders = []
+    for name, path in _modules().items():
+        if name == "drag_core.layout":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            joined = isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and node.right
+            spelled = isinstance(node, ast.Constant) and str(node.value).endswith("-cache.sqlite") and node
+            found = joined if isinstance(joined, ast.Constant) and joined.value in STORE_PATHS else spelled
+            if found:
+                offenders.append(f"{name}:{found.lineno}")
+    assert not offenders, offenders
+
+
+TOP_LEVEL = {
+    "__init__",
+    "__main__",
+    "config",
+    "engine",
+    "errors",
+    "fusion",
+    "layout",
+    "lru",
+    "params",
+    "text",
+    "types",
+}
 ROOMS = {
     "app",
     "cli",

@@ -12,7 +12,8 @@ import pytest
 from conftest import FINANCE
 
 from drag_core.ingest.loading import LoadedDocument, LoadError, load_path
-from drag_core.ingest.parsing import PageCache, Parser, page_cache_path
+from drag_core.ingest.parsing import PageCache, Parser
+from drag_core.layout import page_cache_beside
 
 GOOD = (FINANCE / "AMCOR_2022_8K_dated-2022-07-01.pdf", FINANCE / "PEPSICO_2023_8K_dated-2023-05-05.pdf")
 MAX_BYTES = 50 * 2**20
@@ -49,7 +50,7 @@ def test_parallel_parsing_keeps_order_pages_and_failures(files, expected, worker
 
 
 def test_the_page_cache_answers_the_same_bytes_and_nothing_else(files, expected, tmp_path: Path) -> None:
-    path = page_cache_path(tmp_path / "index" / "description-cache.sqlite")
+    path = page_cache_beside(tmp_path / "index" / "description-cache.sqlite")
     assert path == tmp_path / "index" / "page-cache.sqlite"
     first = PageCache(path)
     _outcomes(Parser(MAX_BYTES, first, 2), files)

@@ -25,6 +25,7 @@ from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.loading import load_path
 from drag_core.ingest.pipeline import describe_tree
 from drag_core.ingest.vector_text import VectorPolicy, dense_vectors, sparse_texts
+from drag_core.layout import StoreLayout
 from drag_core.store import (
     DENSE,
     ENGINES,
@@ -303,7 +304,7 @@ def test_edge_seals_full_segments_on_disk_and_ranks_exactly_as_before(
 
 
 def test_edge_leaves_a_shard_of_the_older_layout_unsealed(documents, tmp_path) -> None:
-    folder = edge_store.shard_folder(tmp_path, "drag_nodes")
+    folder = StoreLayout(tmp_path).edge_shard("drag_nodes")
     folder.mkdir(parents=True)
     older = qdrant_edge.EdgeConfig(  # as EdgeStore created collections before, with a threshold it outgrows
         vectors={DENSE: qdrant_edge.EdgeVectorParams(size=384, distance=qdrant_edge.Distance.Cosine)},

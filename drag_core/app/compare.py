@@ -15,7 +15,6 @@ import csv
 import io
 import json
 import time
-from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
@@ -24,6 +23,7 @@ from typing import Any
 from drag_core.engine import DocumentInfo, Engine
 from drag_core.evidence.snippets import Snippet, SnippetMemo, node_snippets, snippet_fields
 from drag_core.llm.answer import answer, citations
+from drag_core.lru import LRU
 from drag_core.search import STRATEGIES, SearchParams, SearchResult, readers
 from drag_core.search import strategy as strategy_named
 from drag_core.store import QueryVectors
@@ -164,8 +164,8 @@ class Comparer:
         self.snippets = snippets
         self.hits = 0
         self.misses = 0
-        self._runs: OrderedDict[Hashable, StrategyRun] = OrderedDict()
-        self._vectors: OrderedDict[str, QueryVectors] = OrderedDict()
+        self._runs: LRU[Hashable, StrategyRun] = LRU(max_entries)
+        self._vectors: LRU[str, QueryVectors] = LRU(max_entries)
         self._snippets = SnippetMemo(SNIPPETS_KEPT)
 
     def compare(
@@ -184,21 +184,21 @@ class Comparer:
         if index is None:
             index = index_key(engine.documents())
         comparison = Comparison(query=query, params=params)
-        vectors = _remember(self._vectors, query)
+        vectors = self._vectors.get(query)
         if vectors is None:
             started = time.perf_counter()
             vectors = engine.embed_query(query)
             comparison.embed_ms = (time.perf_counter() - started) * 1000
-            _store(self._vectors, query, vectors, self.max_entries)
+            self._vectors.put(query, vectors)
         for strategy in strategies:
             key = (index, query, strategy, params_key(strategy, params))
-            run = _remember(self._runs, key)
+            run = self._runs.get(key)
             if run is None:
                 self.misses += 1
                 result = engine.search(query, strategy, params, vectors=vectors)
                 context = tuple(engine.context_pages(result.nodes))
                 run = StrategyRun(result, context, self._snippets_of(query, result, context))
-                _store(self._runs, key, run, self.max_entries)
+                self._runs.put(key, run)
             else:
                 self.hits += 1
             comparison.runs[strategy] = run
@@ -210,20 +210,6 @@ class Comparer:
         if not self.snippets:
             return {}
         return node_snippets(query, result.nodes, context, self._snippets)
-
-
-def _remember(cache: OrderedDict, key: Hashable) -> Any:
-    if key not in cache:
-        return None
-    cache.move_to_end(key)
-    return cache[key]
-
-
-def _store(cache: OrderedDict, key: Hashable, value: Any, limit: int) -> None:
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > limit:
-        cache.popitem(last=False)
 
 
 # -- export -----------------------------------------------------------------------------------------------

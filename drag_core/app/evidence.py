@@ -14,8 +14,7 @@ from drag_core.config import Settings
 from drag_core.engine import DocumentInfo, Engine
 from drag_core.evidence import PageError, PageImages, extract_answer
 from drag_core.evidence.view import PageView, view_page
-from drag_core.labels import LABELS, LABELS_NAME, Label, Labels
-from drag_core.store.originals import store_folder
+from drag_core.labels import LABELS_NAME, Label, Labels
 
 __all__ = [
     "LABELS_NAME",
@@ -66,8 +65,8 @@ def target_of(value: Any) -> PageTarget | None:
 
 def labels_of(settings: Settings) -> Labels | None:
     """The labels of the app's store folder (None: a throw-away index has no folder to keep them in)."""
-    folder = store_folder(settings)
-    return Labels(folder / LABELS) if folder is not None else None
+    layout = settings.layout
+    return Labels(layout.labels) if layout else None
 
 
 def mark_page(

@@ -31,9 +31,8 @@ from drag_core.evaluation.runner import Report, RunSpec, evaluate, param_value, 
 from drag_core.evaluation.sweep import run_sweep
 from drag_core.ingest.report import ProgressEvent
 from drag_core.ingest.vector_text import VectorPolicy
-from drag_core.labels import LABELS, Labels, labels_dataset
+from drag_core.labels import Labels, labels_dataset
 from drag_core.models.embeddings import Embedder
-from drag_core.store.originals import store_folder
 from drag_core.text import counted
 
 __all__ = ["SWEEP_DIR", "eval_command", "sweep_command"]
@@ -95,21 +94,21 @@ def _open_labels(args: argparse.Namespace, settings: Settings) -> tuple[Dataset,
     """The labels of the store (``--store``), over that store's own index: nothing is ingested."""
     from drag_core.store import index_exists
 
-    folder = store_folder(settings)
-    if args.dataset is not None or folder is None or not index_exists(settings):
+    layout = settings.layout
+    if args.dataset is not None or layout is None or not index_exists(settings):
         raise ValueError(
             "--labels reads the labels and the index of a store folder: pass --store, not a data set"
         )
     engine = Engine(settings)
-    dataset, index = labels_dataset(engine, Labels(folder / LABELS), args.limit)
+    dataset, index = labels_dataset(engine, Labels(layout.labels), args.limit)
     print(
-        f"labels of {folder}: {counted(len(dataset.queries), 'question')} with a page marked relevant "
+        f"labels of {layout.folder}: {counted(len(dataset.queries), 'question')} with a page marked relevant "
         f"({counted(index['stale_labels_left_out'], 'stale label')} left out)",
         file=sys.stderr,
     )
     if not dataset.queries:
         engine.close()
-        raise ValueError(f"no question in {folder / LABELS} has a page marked relevant: mark some on Compare")
+        raise ValueError(f"no question in {layout.labels} has a page marked relevant: mark some on Compare")
     return dataset, engine, index
 
 

@@ -17,19 +17,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from drag_core.config import DEFAULT_BM25, IN_MEMORY, Bm25Params, Settings, default_cache_path
+from drag_core.config import DEFAULT_BM25, IN_MEMORY, Bm25Params, Settings
 from drag_core.engine import Engine
 from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, passages
 from drag_core.ingest.describe.base import Summarizer
 from drag_core.ingest.loading import LoadedDocument, expected_pages
-from drag_core.ingest.parsing import PageCache, Parser, page_cache_path
+from drag_core.ingest.parsing import PageCache, Parser
 from drag_core.ingest.report import IngestReport, ProgressCallback, ProgressEvent
 from drag_core.ingest.tree import TREE_VERSION
 from drag_core.ingest.vector_text import VectorPolicy, titled
+from drag_core.layout import StoreLayout, page_cache_beside
 from drag_core.models.embeddings import Embedder
 
 __all__ = [
-    "CACHE",
     "LEDGER",
     "MANIFEST",
     "PASSAGE_PROGRESS_EVERY",
@@ -51,7 +51,6 @@ __all__ = [
 
 MANIFEST = "manifest.json"
 LEDGER = "indexed.jsonl"
-CACHE = "description-cache.sqlite"
 PASSAGE_PROGRESS_EVERY = 250
 
 
@@ -66,7 +65,7 @@ def default_folder(dataset: Dataset, policy: VectorPolicy, settings: Settings) -
 
 def shared_cache(dataset: Dataset, settings: Settings) -> Path:
     """The description cache shared by a data set's default index folders (the page cache sits beside it)."""
-    return settings.eval_dir / dataset.name / CACHE
+    return StoreLayout(settings.eval_dir / dataset.name).description_cache
 
 
 def documents(dataset: Dataset, settings: Settings) -> Iterator[LoadedDocument]:
@@ -77,7 +76,7 @@ def documents(dataset: Dataset, settings: Settings) -> Iterator[LoadedDocument]:
         return
     parser = Parser(
         settings.max_file_bytes,
-        PageCache(page_cache_path(shared_cache(dataset, settings))),
+        PageCache(page_cache_beside(shared_cache(dataset, settings))),
         pdf_engine=settings.pdf_engine,
     )
     for load in parser.parse_paths(dataset.files):
@@ -138,7 +137,8 @@ def open_index(
     if not memory:
         Path(folder).mkdir(parents=True, exist_ok=True)
     shared = folder == str(default_folder(dataset, policy, settings))
-    cache = shared_cache(dataset, settings) if shared else default_cache_path(store)
+    layout = StoreLayout.of(store)
+    cache = shared_cache(dataset, settings) if shared else layout.description_cache if layout else None
     own = replace(settings, store=store, qdrant_url=None, cache_path=cache)
     engine = Engine(own, summarizer=summarizer, embedder=embedder, policy=policy)
     return engine, ensure_ingested(engine, dataset, None if memory else Path(folder) / MANIFEST, progress)

@@ -15,7 +15,6 @@ damaged, a page that does not exist. A page without a text layer (a scan) render
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
@@ -25,6 +24,7 @@ from drag_core.errors import DragError
 from drag_core.evidence.align import char_runs, text_indices
 from drag_core.evidence.png import BandedPng
 from drag_core.ingest.pdf_text import first_line, pdfium_lock
+from drag_core.lru import LRU
 
 __all__ = [
     "HIGHLIGHT",
@@ -206,8 +206,8 @@ class PageImages:
     def __init__(self, pages_kept: int = PAGES_KEPT, images_kept: int = IMAGES_KEPT) -> None:
         self.pages_kept = pages_kept
         self.images_kept = images_kept
-        self._plain: OrderedDict[Hashable, _Plain] = OrderedDict()
-        self._images: OrderedDict[Hashable, PageImage] = OrderedDict()
+        self._plain: LRU[Hashable, _Plain] = LRU(pages_kept)
+        self._images: LRU[Hashable, PageImage] = LRU(images_kept)
         self._lock = threading.Lock()
 
     def image(
@@ -226,7 +226,6 @@ class PageImages:
         with self._lock:
             known = self._images.get(key)
             if known is not None:
-                self._images.move_to_end(key)
                 return known
         plain = self._plain_page(doc_id, read, number, scale)
         pixels, drawn = plain.pixels, []
@@ -248,7 +247,7 @@ class PageImages:
         height, width = pixels.shape[:2]
         made = PageImage(png, width, height, plain.pages, len(drawn), bool(plain.raw))
         with self._lock:
-            _keep(self._images, key, made, self.images_kept)
+            self._images.put(key, made)
         return made
 
     def _plain_page(self, doc_id: str, read: Callable[[], bytes], number: int, scale: float) -> _Plain:
@@ -256,16 +255,8 @@ class PageImages:
         with self._lock:
             plain = self._plain.get(key)
             if plain is not None:
-                self._plain.move_to_end(key)
                 return plain
         plain = _render(read(), number, scale)
         with self._lock:
-            _keep(self._plain, key, plain, self.pages_kept)
+            self._plain.put(key, plain)
         return plain
-
-
-def _keep(cache: OrderedDict, key: Hashable, value: object, limit: int) -> None:
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > limit:
-        cache.popitem(last=False)

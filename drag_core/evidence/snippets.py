@@ -23,13 +23,13 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
-from typing import TypeVar
 
 from drag_core.ingest.units import Unit, page_units, units_at
+from drag_core.lru import LRU
 from drag_core.models.bm25_terms import bm25_terms
 from drag_core.types import Node
 
@@ -54,7 +54,6 @@ __all__ = [
     "terms",
 ]
 
-T = TypeVar("T")
 K1, B = 1.2, 0.75
 KEEP_RATIO = 0.7
 MAX_UNITS = 3
@@ -278,28 +277,21 @@ class SnippetMemo:
     several parents cover) is cut and screened once.
 
     Attributes:
-        limit: entries kept of each; the oldest go first.
+        limit: entries kept of each; the least recently used go first.
     """
 
     def __init__(self, limit: int = 4096) -> None:
         self.limit = limit
-        self.snippets: OrderedDict[tuple[str, int], Snippet] = OrderedDict()
-        self.screens: OrderedDict[tuple[str, int], tuple[int, int]] = OrderedDict()
+        self.snippets: LRU[tuple[str, int], Snippet] = LRU(limit)
+        self.screens: LRU[tuple[str, int], tuple[int, int]] = LRU(limit)
 
     def snippet(self, query: str, page: Node) -> Snippet:
-        return self._get(
-            self.snippets, (query, page.id), lambda: snippet(query, page.text, tuple(page.units))
+        return self.snippets.get_or_make(
+            (query, page.id), lambda: snippet(query, page.text, tuple(page.units))
         )
 
     def screen(self, query: str, stems: Sequence[str], page: Node) -> tuple[int, int]:
-        return self._get(self.screens, (query, page.id), lambda: _screen(stems, page))
-
-    def _get(self, cache: OrderedDict, key: tuple[str, int], make: Callable[[], T]) -> T:
-        if key not in cache:
-            cache[key] = make()
-            while len(cache) > self.limit:
-                cache.popitem(last=False)
-        return cache[key]
+        return self.screens.get_or_make((query, page.id), lambda: _screen(stems, page))
 
 
 def node_snippets(

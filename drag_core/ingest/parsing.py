@@ -26,7 +26,7 @@ from drag_core.ingest.outline import OutlineEntry
 from drag_core.ingest.pdf_text import engine_version
 from drag_core.types import Page
 
-__all__ = ["START_METHOD", "PageCache", "Parser", "page_cache_path", "parser_identity"]
+__all__ = ["START_METHOD", "PageCache", "Parser", "parser_identity"]
 
 # Workers are forked: they run only the pure-Python loader, and "spawn"/"forkserver" would re-run the
 # caller's main script in every worker (a script without a __main__ guard, or the app itself) and pay ~2 s
@@ -41,11 +41,6 @@ def parser_identity(pdf_engine: str = DEFAULT_PDF_ENGINE) -> str:
     modules = (loading, pdf_text, running_lines, outline)
     source = b"".join(Path(module.__file__).read_bytes() for module in modules)
     return f"{engine_version(pdf_engine)}:{hashlib.sha256(source).hexdigest()[:16]}"
-
-
-def page_cache_path(description_cache: Path | None) -> Path | None:
-    """The page cache sits beside the description cache (none for a throw-away index)."""
-    return description_cache.with_name("page-cache.sqlite") if description_cache else None
 
 
 class PageCache(TextCache):

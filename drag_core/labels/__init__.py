@@ -3,6 +3,6 @@
 page read (``dataset``: the labels as a data set over the index they were made on)."""
 
 from drag_core.labels.dataset import labels_dataset
-from drag_core.labels.store import LABELS, LABELS_NAME, Label, Labels, query_id
+from drag_core.labels.store import LABELS_NAME, Label, Labels, query_id
 
-__all__ = ["LABELS", "LABELS_NAME", "Label", "Labels", "labels_dataset", "query_id"]
+__all__ = ["LABELS_NAME", "Label", "Labels", "labels_dataset", "query_id"]

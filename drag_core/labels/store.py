@@ -38,9 +38,8 @@ from pathlib import Path
 from drag_core.evaluation.datasets import PAGE_KIND, Dataset, Query
 from drag_core.ingest.loading import document_id
 
-__all__ = ["LABELS", "LABELS_NAME", "Label", "Labels", "query_id"]
+__all__ = ["LABELS_NAME", "Label", "Labels", "query_id"]
 
-LABELS = "labels"
 LABELS_NAME = "my labels"
 QRELS_HEADER = ("query-id", "file", "page", "score")
 _process_lock = threading.Lock()  # flock is per open file; this keeps one process's threads in line too

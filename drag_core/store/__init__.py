@@ -12,11 +12,12 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from drag_core.config import IN_MEMORY, Settings
+from drag_core.config import Settings
+from drag_core.layout import StoreLayout
 from drag_core.store import base
 from drag_core.store.base import *  # noqa: F403  (the records and the contract every engine shares)
 from drag_core.store.base import NodeStore, StoreError
-from drag_core.store.edge import EdgeStore, shard_folder
+from drag_core.store.edge import EdgeStore
 
 #: qdrant-client's store, loaded on first use (``__getattr__``).
 CLIENT_NAMES = ("ClientStore", "CollectionLayout", "open_client")
@@ -85,11 +86,12 @@ def describe_open_error(settings: Settings, error: Exception) -> str:
 
 
 def _engine_of_folder(store: str, collection: str) -> str | None:
-    if store == IN_MEMORY:
+    layout = StoreLayout.of(store)
+    if layout is None:
         return None
-    if shard_folder(Path(store), collection).exists():
+    if layout.edge_shard(collection).exists():
         return "edge"
-    if (Path(store) / "collection" / collection).exists():
+    if layout.local_collection(collection).exists():
         log.info("%s holds a qdrant-client local-mode index: opening it with qdrant-client", store)
         return "local"
     return None

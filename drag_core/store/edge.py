@@ -16,10 +16,11 @@ from typing import Any
 
 import qdrant_edge as edge
 
+from drag_core.layout import StoreLayout
 from drag_core.store import base
 from drag_core.store.base import CANDIDATE_FIELDS, DENSE, SCROLL_PAGE, SPARSE, NodeStore
 
-__all__ = ["CONFIG_FILE", "SCHEMAS", "SEALED_KB", "EdgeStore", "shard_folder"]
+__all__ = ["CONFIG_FILE", "SCHEMAS", "SEALED_KB", "EdgeStore"]
 
 CONFIG_FILE = "edge_config.json"
 #: A segment is sealed once its vectors outgrow this many KB (~65,000 384-d vectors; until then they are held
@@ -29,11 +30,6 @@ SEALED_KB = 100_000
 #: core) every seal rewrote the whole index, so each ingest cost more as the index grew.
 SEGMENTS = 8
 SCHEMAS = {"integer": edge.PayloadSchemaType.Integer, "keyword": edge.PayloadSchemaType.Keyword}
-
-
-def shard_folder(store: Path, collection: str) -> Path:
-    """Where a collection's shard lives inside a store folder."""
-    return store / "edge" / collection
 
 
 class EdgeStore(NodeStore):
@@ -51,7 +47,7 @@ class EdgeStore(NodeStore):
     def __init__(self, store: Path | None, collection: str = "drag_nodes") -> None:
         super().__init__(collection)
         self._temporary = tempfile.TemporaryDirectory(prefix="drag-edge-") if store is None else None
-        self.folder = shard_folder(Path(self._temporary.name) if self._temporary else store, collection)
+        self.folder = StoreLayout(store or Path(self._temporary.name)).edge_shard(collection)
         self._shard = edge.EdgeShard.load(str(self.folder)) if (self.folder / CONFIG_FILE).exists() else None
 
     def close(self) -> None:

@@ -17,24 +17,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from drag_core.config import IN_MEMORY, Settings
+__all__ = ["Originals"]
 
-__all__ = ["ORIGINALS", "Originals", "originals_folder", "store_folder"]
-
-ORIGINALS = "originals"
 _DOC_ID = re.compile(r"^[0-9a-f]{8,64}$")
-
-
-def store_folder(settings: Settings) -> Path | None:
-    """The local folder of the settings' store — the embedded index's folder, or with ``QDRANT_URL`` the
-    ``DRAG_STORE`` folder of this machine — where originals and labels are kept; None for a throw-away store."""
-    return None if settings.store == IN_MEMORY else Path(settings.store)
-
-
-def originals_folder(settings: Settings) -> Path | None:
-    """``<store folder>/originals`` (None: keep them in memory)."""
-    folder = store_folder(settings)
-    return folder / ORIGINALS if folder is not None else None
 
 
 class Originals:

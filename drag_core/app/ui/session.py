@@ -11,7 +11,6 @@ import os
 import threading
 import time
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +30,7 @@ from drag_core.ingest.loading import expected_pages
 from drag_core.ingest.progress import ProgressMeter
 from drag_core.ingest.report import IngestReport, IngestStatus, ProgressEvent
 from drag_core.llm.config import LLMConfig
+from drag_core.lru import LRU
 from drag_core.models.embeddings import Embedder
 from drag_core.text import counted
 
@@ -189,13 +189,8 @@ def cached_figure(key: Hashable, build: Callable[[], Any], keep: object = None) 
 
     ``keep`` is held with the figure so that object ids inside ``key`` stay unique while it is remembered.
     """
-    figures: OrderedDict[Hashable, tuple[Any, object]] = st.session_state.setdefault(FIGURES, OrderedDict())
-    if key not in figures:
-        figures[key] = (build(), keep)
-        while len(figures) > FIGURES_KEPT:
-            figures.popitem(last=False)
-    figures.move_to_end(key)
-    return figures[key][0]
+    figures: LRU[Hashable, tuple[Any, object]] = st.session_state.setdefault(FIGURES, LRU(FIGURES_KEPT))
+    return figures.get_or_make(key, lambda: (build(), keep))[0]
 
 
 def comparer() -> Comparer:
