@@ -34,3 +34,12 @@ def test_every_variable_the_code_reads_is_in_env_vars() -> None:
     fallbacks = {"OPENAI_BASE_URL", "OPENAI_API_KEY"}  # named in their DRAG_LLM_* variables' meanings
     assert read - fallbacks <= set(ENV_VARS), read - fallbacks - set(ENV_VARS)
     assert {"DRAG_STORE", "DRAG_EVAL_DIR", "DRAG_EVAL_DATA", "DRAG_LLM_MODEL"} <= read, "the scan found reads"
+
+
+def test_the_readme_links_every_document_in_docs() -> None:
+    """A newcomer finds every document from the README: each ``docs/*.md`` is linked at least once."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    documents = sorted((REPO / "docs").glob("*.md"))
+    assert len(documents) >= 5, "the check would see the docs folder"
+    unlinked = [d.name for d in documents if f"](docs/{d.name}" not in readme]
+    assert not unlinked, unlinked
