@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from drag_core.fusion import DEFAULT_RRF_K
+from drag_core.fusion import DEFAULT_DENSE_WEIGHT, DEFAULT_RRF_K, rrf_weights
 from drag_core.knee import KNEE_METHODS, default_sensitivity
 
 __all__ = ["DEFAULT_KNEE_METHOD", "SCORE_SOURCES", "ScoreSource", "SearchParams"]
@@ -42,6 +42,8 @@ class SearchParams:
         beam_width: survivors per generation of ``beam``.
         max_iterations: generations at most for the beam searches.
         rrf_k: classic RRF constant k in 1/(k + rank).
+        dense_weight: the dense list's share of the fusion against BM25's, 0 … 1: 0.5 weighs both alike (classic
+            RRF), higher trusts the dense (meaning) list more, lower the BM25 (keyword) list.
         knee_method: knee detector (see ``drag_core.knee``).
         sensitivity: the detector's sensitivity S; not given: the detector's own (relative 0.5, kneedle 1.0,
             ``drag_core.knee.DEFAULT_SENSITIVITIES``), also when ``with_`` changes the detector alone.
@@ -62,6 +64,7 @@ class SearchParams:
     beam_width: int = 5
     max_iterations: int = 10
     rrf_k: int = DEFAULT_RRF_K
+    dense_weight: float = DEFAULT_DENSE_WEIGHT
     knee_method: str = DEFAULT_KNEE_METHOD
     sensitivity: float | None = None
     min_keep: int = 1
@@ -81,6 +84,7 @@ class SearchParams:
             object.__setattr__(self, "sensitivity", default_sensitivity(self.knee_method))
         if min(self.top_k, self.roots, self.beam_width, self.max_iterations, self.knee_pool) < 1:
             raise ValueError("top_k, roots, beam_width, max_iterations and knee_pool must be ≥ 1")
+        rrf_weights(self.dense_weight)  # 0 … 1, or a ValueError that says so
         if min(self.span_merge, self.doc_breadth) < 0:
             raise ValueError("span_merge and doc_breadth must be ≥ 0")
 

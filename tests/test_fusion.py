@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import FINANCE
 
-from drag_core.fusion import classic_rrf_score, qdrant_rrf_k
+from drag_core.fusion import classic_rrf_score, qdrant_rrf_k, rrf_weights
 from drag_core.search import SearchParams
 from drag_core.store import Scope, ScopeKind, ranking_requests
 from drag_core.store.base import TIE_MARGIN, Hit, candidates
@@ -21,6 +21,20 @@ def test_classic_k_maps_to_qdrants_zero_based_constant() -> None:
 def test_hand_computation() -> None:
     assert classic_rrf_score([1, 3], 60) == pytest.approx(1 / 61 + 1 / 63)
     assert classic_rrf_score([2, None], 60) == pytest.approx(1 / 62)
+    assert classic_rrf_score([2, 3], 60, (2.0, 0.5)) == pytest.approx(1 / (60 + 1) + 1 / (60 + 6))
+    assert classic_rrf_score([2, 3], 60, (0.0, 2.0)) == pytest.approx(1 / (60 + 1.5))
+
+
+def test_the_dense_share_maps_to_weights_around_classic_rrf() -> None:
+    assert rrf_weights(0.5) is None  # classic, unweighted
+    assert (
+        rrf_weights(0.75) == (1.5, 0.5) and rrf_weights(0.0) == (0.0, 2.0) and rrf_weights(1.0) == (2.0, 0.0)
+    )
+    for wrong in (-0.1, 1.1):
+        with pytest.raises(ValueError, match="0 … 1"):
+            rrf_weights(wrong)
+        with pytest.raises(ValueError, match="0 … 1"):
+            SearchParams(dense_weight=wrong)
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +65,33 @@ def test_qdrant_fused_scores_equal_the_classic_formula(small_index, k: int) -> N
     assert [c.fused for c in ranking] == sorted((c.fused for c in ranking), reverse=True)
 
 
+@pytest.mark.parametrize("share", [0.0, 0.2, 0.8, 1.0])
+def test_qdrant_weighted_scores_equal_the_formula(small_index, share: float) -> None:
+    """Each list's rank divided by its weight, in Qdrant's own fusion; at the ends one list alone decides."""
+    vectors = small_index.embed_query("supplemental indenture trustee notes")
+    (ranking,), _ = small_index.store.rank(vectors, [Scope(kind=ScopeKind.LEAVES, limit=14)], 60, share)
+    for candidate in ranking:
+        expected = classic_rrf_score([candidate.dense_rank, candidate.sparse_rank], 60, rrf_weights(share))
+        assert candidate.fused == pytest.approx(expected, rel=1e-6)
+    alone = "dense_rank" if share == 1.0 else "sparse_rank" if share == 0.0 else None
+    if alone:
+        ranked = [getattr(c, alone) for c in ranking if getattr(c, alone) is not None]
+        assert ranked == sorted(ranked) and len(ranked) >= 5
+
+
+def test_the_dense_share_moves_the_flat_ranking(small_index) -> None:
+    """The knob changes what flat returns over its range (a control that changes nothing is a defect)."""
+    query = "notes due 2032 guaranteed by the parent"
+    pages = {
+        share: [
+            (n.file_name, n.page_start)
+            for n in small_index.search(query, "flat", SearchParams(top_k=8, dense_weight=share)).nodes
+        ]
+        for share in (0.0, 0.5, 1.0)
+    }
+    assert pages[0.0] != pages[1.0] and len(set(map(tuple, pages.values()))) >= 2, pages
+
+
 def test_search_params_carry_k_to_qdrant(small_index) -> None:
     result = small_index.search("PepsiCo notes offering", "flat", SearchParams(top_k=3, rrf_k=10))
     (step,) = result.trace
@@ -61,7 +102,8 @@ def test_search_params_carry_k_to_qdrant(small_index) -> None:
 def test_the_one_fused_request_carries_qdrants_k() -> None:
     scope = Scope(kind=ScopeKind.LEAVES, limit=5, depth=50, scoped_idf=True)
     fused, dense, sparse = ranking_requests(scope, 60)
-    assert fused.rrf_k == qdrant_rrf_k(60) == 61
+    assert fused.rrf_k == qdrant_rrf_k(60) == 61 and fused.weights is None
+    assert ranking_requests(scope, 60, 0.25)[0].weights == (0.5, 1.5)  # in the order of the lists fused
     assert fused.limit == 50 + TIE_MARGIN and fused.depth == 50 and fused.using == ("dense", "sparse")
     assert fused.idf == fused.where == scope.where()
     assert dense.rrf_k is None and dense.using == ("dense",) and dense.idf is None

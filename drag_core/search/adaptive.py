@@ -33,7 +33,7 @@ class Adaptive:
     the flat ranking shows."""
 
     name = "adaptive"
-    params = ("roots", "rrf_k", "knee_pool", "span_merge", "doc_breadth", *KNEE_PARAMS)
+    params = ("roots", "rrf_k", "dense_weight", "knee_pool", "span_merge", "doc_breadth", *KNEE_PARAMS)
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         p = ctx.params

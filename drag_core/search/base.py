@@ -251,7 +251,7 @@ class SearchContext:
     ) -> list[Step]:
         """Rank every scope in one Qdrant call; one step per scope, of ``kind``, named ``names`` (and about
         ``node_ids``, when given)."""
-        rankings, ms = self.store.rank(self.query, scopes, self.params.rrf_k)
+        rankings, ms = self.store.rank(self.query, scopes, self.params.rrf_k, self.params.dense_weight)
         self.calls += 1
         share = ms / max(1, len(rankings))
         about = list(node_ids) if node_ids is not None else [None] * len(rankings)

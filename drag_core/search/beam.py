@@ -14,7 +14,7 @@ class Beam:
     """Fixed-width beam over the tree, with parent/child suppression."""
 
     name = "beam"
-    params = ("roots", "beam_width", "max_iterations", "rrf_k")
+    params = ("roots", "beam_width", "max_iterations", "rrf_k", "dense_weight")
 
     def select(self, ctx: SearchContext, step: Step, first: bool = False) -> list[Candidate]:
         """The survivors of one ranking under parent/child suppression, at most the beam width (of the

@@ -13,7 +13,7 @@ class Branch:
     """Greedy descent: a child is followed only when it beats its parent."""
 
     name = "branch"
-    params = ("roots", "rrf_k")
+    params = ("roots", "rrf_k", "dense_weight")
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         (roots,) = ctx.rank([Scope(kind=ScopeKind.ROOTS, limit=ROOT_POOL)], StepKind.ROOTS, ["roots"])

@@ -17,13 +17,14 @@ class Flat:
     Attributes:
         name: the strategy's name.
         using: the named vectors ranked (one vector: its own order, as Qdrant scores it).
+        params: the ``SearchParams`` fields it reads.
     """
-
-    params = ("top_k", "rrf_k")
 
     def __init__(self, name: str = "flat", using: tuple[str, ...] = (DENSE, SPARSE)) -> None:
         self.name = name
         self.using = using
+        #: The fusion's weight matters only where two lists are fused.
+        self.params = ("top_k", "rrf_k", "dense_weight") if len(using) > 1 else ("top_k", "rrf_k")
 
     @property
     def description(self) -> str:
@@ -43,7 +44,7 @@ class FlatKnee:
     """The top ``knee_pool`` leaves cut at the knee of their score curve."""
 
     name = "flat-knee"
-    params = ("knee_pool", "rrf_k", *KNEE_PARAMS)
+    params = ("knee_pool", "rrf_k", "dense_weight", *KNEE_PARAMS)
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         scope = Scope(kind=ScopeKind.LEAVES, limit=ctx.params.knee_pool, depth=FUSION_DEPTH)

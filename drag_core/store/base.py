@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from drag_core.errors import DragError
-from drag_core.fusion import qdrant_rrf_k
+from drag_core.fusion import DEFAULT_DENSE_WEIGHT, qdrant_rrf_k, rrf_weights
 from drag_core.store.lease import LEASE_FIELDS, Lease, abandoned
 from drag_core.types import Node, SparseVector
 
@@ -221,6 +221,7 @@ class Request:
             ``using``, without payload.
         depth: how deep each prefetch of a fused request reads.
         idf: the points the sparse vector's IDF is counted over (None: the whole collection).
+        weights: each fused list's RRF weight, in ``using``'s order (``fusion.rrf_weights``; None: all 1).
     """
 
     where: Where
@@ -229,10 +230,14 @@ class Request:
     rrf_k: int | None = None
     depth: int = 0
     idf: Where | None = None
+    weights: tuple[float, ...] | None = None
 
 
-def ranking_requests(scope: Scope, rrf_k: int) -> tuple[Request, Request, Request]:
-    """The three requests of one ranking: the fused one (RRF with the classic ``rrf_k``), and the dense and
+def ranking_requests(
+    scope: Scope, rrf_k: int, dense_weight: float = DEFAULT_DENSE_WEIGHT
+) -> tuple[Request, Request, Request]:
+    """The three requests of one ranking: the fused one (RRF with the classic ``rrf_k``, the dense list's share
+    ``dense_weight`` of the fusion: ``fusion.rrf_weights``), and the dense and
     sparse lists, so the trace can show each candidate's dense rank, sparse rank, cosine and BM25 score.
 
     The fused request returns ``depth + TIE_MARGIN`` results, not ``limit``, so that ties at the limit are
@@ -241,8 +246,11 @@ def ranking_requests(scope: Scope, rrf_k: int) -> tuple[Request, Request, Reques
     """
     where, depth = scope.where(), max(scope.limit, scope.depth or 0)
     idf = where if scope.scoped_idf else None
+    weights = rrf_weights(dense_weight)
+    by_name = dict(zip((DENSE, SPARSE), weights or (), strict=False))
+    fused_weights = tuple(by_name[name] for name in scope.using) if weights else None
     return (
-        Request(where, depth + TIE_MARGIN, scope.using, qdrant_rrf_k(rrf_k), depth, idf),
+        Request(where, depth + TIE_MARGIN, scope.using, qdrant_rrf_k(rrf_k), depth, idf, fused_weights),
         Request(where, depth, (DENSE,)),
         Request(where, depth, (SPARSE,), idf=idf),
     )
@@ -396,16 +404,21 @@ class NodeStore(ABC):
 
     # -- ranking ---------------------------------------------------------------------------------------
     def rank(
-        self, query: QueryVectors, scopes: Sequence[Scope], rrf_k: int
+        self,
+        query: QueryVectors,
+        scopes: Sequence[Scope],
+        rrf_k: int,
+        dense_weight: float = DEFAULT_DENSE_WEIGHT,
     ) -> tuple[list[list[Candidate]], float]:
-        """Rank each scope by RRF of dense and sparse, in ONE engine call for all scopes.
+        """Rank each scope by RRF of dense and sparse (``dense_weight``: the dense list's share of the fusion), in
+        ONE engine call for all scopes.
 
         For every scope the three requests of ``ranking_requests`` go in the batch. Returns the rankings and
         the milliseconds spent in the engine.
         """
         if not scopes:
             return [], 0.0
-        requests = [r for scope in scopes for r in ranking_requests(scope, rrf_k)]
+        requests = [r for scope in scopes for r in ranking_requests(scope, rrf_k, dense_weight)]
         started = time.perf_counter()
         self.round_trips += 1
         responses = self._query_batch(query, requests)

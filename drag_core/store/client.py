@@ -185,7 +185,9 @@ def _request(query: QueryVectors, request: Request) -> models.QueryRequest:
     ]
     return models.QueryRequest(
         prefetch=prefetch,
-        query=models.RrfQuery(rrf=models.Rrf(k=request.rrf_k)),
+        query=models.RrfQuery(
+            rrf=models.Rrf(k=request.rrf_k, weights=list(request.weights) if request.weights else None)
+        ),
         limit=request.limit,
         with_payload=CANDIDATE_FIELDS,
     )

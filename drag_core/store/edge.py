@@ -167,7 +167,7 @@ def _request(query: base.QueryVectors, request: base.Request) -> edge.QueryReque
     return edge.QueryRequest(
         limit=request.limit,
         prefetches=prefetches,
-        query=edge.Fusion.Rrf(k=request.rrf_k),
+        query=edge.Fusion.Rrf(k=request.rrf_k, weights=list(request.weights) if request.weights else None),
         with_payload=CANDIDATE_FIELDS,
     )
 
