@@ -237,7 +237,18 @@ def test_in_memory_is_one_named_value() -> None:
     assert not compared, compared
 
 
-TOP_LEVEL = {"__init__", "__main__", "config", "engine", "errors", "fusion", "params", "text", "types"}
+TOP_LEVEL = {
+    "__init__",
+    "__main__",
+    "config",
+    "engine",
+    "errors",
+    "fusion",
+    "knobs",
+    "params",
+    "text",
+    "types",
+}
 ROOMS = {
     "app",
     "cli",
