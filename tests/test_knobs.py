@@ -1,5 +1,5 @@
-"""``drag_core.knobs``: one entry per search knob, and the CLI, the glossary and the address built from it — so
-adding a knob is a ``SearchParams`` field and one entry (the README's "Adding a knob")."""
+"""``drag_core.knobs``: one entry per search knob, and the CLI, the glossary and the address built from it —
+so adding a knob is a ``SearchParams`` field and one entry (the README's "Adding a knob")."""
 
 from __future__ import annotations
 

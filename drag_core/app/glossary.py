@@ -1,7 +1,8 @@
 """Plain words for what the app shows: each knob's label and what it does, in one sentence a newcomer
-understands (from the knob registry, ``drag_core.knobs``; its help adds the strategies that read it, from their
-declared ``params``, so that part never goes stale), and the terms the pages use where they are shown — levels,
-LLM fallbacks, the vector policy, the evaluation's columns (gain at equal budget above all). No Streamlit here."""
+understands (from the knob registry, ``drag_core.knobs``; its help adds the strategies that read it, from
+their declared ``params``, so that part never goes stale), and the terms the pages use where they are shown —
+levels, LLM fallbacks, the vector policy, the evaluation's columns (gain at equal budget above all). No
+Streamlit here."""
 
 from __future__ import annotations
 

@@ -70,9 +70,9 @@ TYPES: dict[str, Any] = {
 
 
 def add_search_knobs(parser: argparse.ArgumentParser) -> None:
-    """One option per ``SearchParams`` field, its flag and choices from ``drag_core.knobs``; an option not given
-    takes the settings' default (``Settings.search``: ``SearchParams()`` with the environment's values, see
-    ``SEARCH_ENV``)."""
+    """One option per ``SearchParams`` field, its flag and choices from ``drag_core.knobs``; an option not
+    given takes the settings' default (``Settings.search``: ``SearchParams()`` with the environment's values,
+    see ``SEARCH_ENV``)."""
     knobs = parser.add_argument_group("search knobs (each strategy reads the ones that concern it)")
     words = field_help(SearchParams)
     defaults = SearchParams()  # the defaults as made (the default detector's own sensitivity)
