@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from drag_core import DEFAULT_STRATEGIES, KNEE_METHODS, SCORE_SOURCES, STRATEGIES, DragError, SearchParams
+from drag_core import DEFAULT_STRATEGIES, STRATEGIES, DragError, SearchParams
 from drag_core.app import figures, ui
 from drag_core.app.compare import (
     Comparison,
@@ -25,7 +25,7 @@ from drag_core.app.compare import (
 )
 from drag_core.app.display import escape_markdown
 from drag_core.app.evidence import labels_of, page_marks
-from drag_core.app.glossary import TERMS, knob_help, knob_label
+from drag_core.app.glossary import KNOBS, TERMS, knob_help, knob_label
 from drag_core.app.sample import SAMPLE_PDF, SAMPLE_QUERY
 from drag_core.app.url_state import asked, read_view, view_query, widget_values
 
@@ -36,17 +36,9 @@ CARDS_PER_ROW = 5
 RESULTS_PX = 420
 SUMMARY_CHARS = 110
 HISTORY = "question_history"
-#: The walks' knobs: ``SearchParams`` field → (least, most); their words are in ``drag_core.app.glossary``.
-WALK_KNOBS = {
-    "top_k": (1, 50),
-    "roots": (1, 20),
-    "beam_width": (1, 20),
-    "rrf_k": (1, 200),
-    "doc_breadth": (0, 20),
-}
-KEPT_MOST = 50
-#: What an address may set: the walks' ranges, the kept range, the sensitivity; the detector by name.
-BOUNDS = {**WALK_KNOBS, "min_keep": (1, KEPT_MOST), "max_keep": (1, KEPT_MOST), "sensitivity": (0.0, 10.0)}
+#: The walks' knobs (sliders; the knee's knobs are pinned): ranges, steps and words from ``drag_core.knobs``.
+WALK_KNOBS = [k for k in KNOBS.values() if k.widget == "slider" and not k.pinned]
+KEEP = KNOBS["keep_range"]
 
 st.title("Compare strategies")
 engine = ui.engine()
@@ -57,7 +49,7 @@ has_sample = any(d.file_name == SAMPLE_PDF.name for d in documents)
 first_query = SAMPLE_QUERY if has_sample else ""
 opened = ui.opened_address()  # an address new to this session (a shared link, a reload) sets the view
 if opened:
-    view = read_view(opened, STRATEGIES, BOUNDS, {"knee_method": KNEE_METHODS})
+    view = read_view(opened, STRATEGIES)  # the knobs' bounds and choices from the registry
     detector = view.knobs.get("knee_method", st.session_state.get("knee_method", defaults.knee_method))
     ui.set_widgets(widget_values(view, defaults, "keep_range", f"sensitivity_{detector}"))
     if view.ignored:
@@ -79,10 +71,12 @@ def walk_knobs() -> dict[str, int]:
     it in its help (sliders aligned at the bottom, under labels of any length); defaults from
     ``SearchParams``."""
     columns = st.columns(len(WALK_KNOBS), vertical_alignment="bottom")
-    return {
-        key: knob(column.slider, key, getattr(defaults, key), min_value=low, max_value=high)
-        for column, (key, (low, high)) in zip(columns, WALK_KNOBS.items())
-    }
+    values = {}
+    for column, k in zip(columns, WALK_KNOBS):
+        low, high = k.bounds  # a slider's entry has them (tests/test_knobs.py)
+        default = getattr(defaults, k.field)
+        values[k.field] = knob(column.slider, k.key, default, min_value=low, max_value=high, step=k.step)
+    return values
 
 
 def knee_knobs(walk: dict[str, int]) -> SearchParams:
@@ -90,7 +84,9 @@ def knee_knobs(walk: dict[str, int]) -> SearchParams:
     Sensitivity slider offers the chosen detector's own values and remembers a value per detector."""
     with st.container(border=True):
         a, b, c, d = st.columns([1.3, 1.6, 1.6, 1.3], vertical_alignment="bottom")
-        knee_method = knob(a.selectbox, "knee_method", defaults.knee_method, options=KNEE_METHODS)
+        knee_method = knob(
+            a.selectbox, "knee_method", defaults.knee_method, options=KNOBS["knee_method"].choices
+        )
         own = knee_method == defaults.knee_method
         sensitivity = knob(
             b.select_slider,
@@ -100,18 +96,20 @@ def knee_knobs(walk: dict[str, int]) -> SearchParams:
             about=knee_method,
             options=figures.SENSITIVITIES[knee_method],
         )
+        least, most = KEEP.bounds
         min_keep, max_keep = knob(
             c.slider,
-            "keep_range",
-            (defaults.min_keep, defaults.max_keep or KEPT_MOST),
-            min_value=1,
-            max_value=KEPT_MOST,
+            KEEP.key,
+            (defaults.min_keep, defaults.max_keep or most),
+            min_value=least,
+            max_value=most,
+            step=KEEP.step,
         )
         score_source = knob(
             d.radio,
             "score_source",
             defaults.score_source,
-            options=SCORE_SOURCES,
+            options=KNOBS["score_source"].choices,
             format_func=SOURCE_NAMES.get,
             horizontal=True,
         )

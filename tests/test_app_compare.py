@@ -16,6 +16,7 @@ from llm_server import local_llm  # noqa: F401 - session fixture of the real-LLM
 from drag_core.app.glossary import KNOBS, PINNED
 from drag_core.app.url_state import KNOBS as ADDRESS_KNOBS
 from drag_core.knee import DEFAULT_SENSITIVITIES, SENSITIVITIES
+from drag_core.knobs import Widget
 from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams, readers
 
 COMPARE = "pages/compare.py"
@@ -70,6 +71,15 @@ def test_the_first_screen_takes_its_defaults_from_the_library(open_app, small_in
     assert at.radio(key="score_source").value == defaults.score_source
     for knob in ("top_k", "roots", "beam_width", "rrf_k", "doc_breadth"):
         assert at.slider(key=knob).value == getattr(defaults, knob)
+    for key, knob in KNOBS.items():  # every knob of the registry, as its widget, with its label and range
+        kind = {Widget.SLIDER: "slider", Widget.RANGE: "slider", Widget.SELECT: "selectbox"}.get(knob.widget)
+        widgets = at.get(kind or knob.widget)
+        (shown,) = [w for w in widgets if w.key == (sensitivity.key if key == "sensitivity" else key)]
+        assert shown.label == knob.label, key
+        if kind == "slider":
+            assert (shown.proto.min, shown.proto.max, shown.proto.step) == (*knob.bounds, knob.step), key
+        if knob.choices:  # every choice offered (a radio shows them in words)
+            assert len(shown.options) == len(knob.choices), key
     for knob in ("top_k", "roots", "beam_width", "doc_breadth"):  # what it does, then who reads it
         slider = at.slider(key=knob)
         assert slider.label == KNOBS[knob].label

@@ -111,7 +111,7 @@ def test_every_knob_says_in_one_sentence_what_it_does_and_who_reads_it() -> None
     for key, knob in KNOBS.items():
         assert knob.does.endswith(".") and ". " not in knob.does.rstrip("."), key  # one sentence
         pinned = f" {PINNED}" if knob.pinned else ""
-        assert knob_help(key) == f"{knob.does} {knob_readers(knob.param or key)}{pinned}"
+        assert knob_help(key) == f"{knob.does} {knob_readers(knob.field)}{pinned}"
         assert knob_label(key) == knob.label
     assert knob_help("roots").endswith("Read by branch, beam, adaptive.")
     assert knob_label("roots") == "Seed pages (adaptive) / roots (branch, beam)"

@@ -315,6 +315,7 @@ TOP_LEVEL = {
     "engine",
     "errors",
     "fusion",
+    "knobs",
     "layout",
     "lru",
     "params",

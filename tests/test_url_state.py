@@ -13,20 +13,10 @@ from drag_core.app.url_state import (
     view_query,
     widget_values,
 )
-from drag_core.knee import KNEE_METHODS
+from drag_core.knobs import BOUNDS, CHOICES
 from drag_core.params import SearchParams
 from drag_core.search import DEFAULT_STRATEGIES
 from drag_core.search import STRATEGIES as KNOWN
-
-BOUNDS = {
-    "top_k": (1, 50),
-    "roots": (1, 20),
-    "beam_width": (1, 20),
-    "rrf_k": (1, 200),
-    "doc_breadth": (0, 20),
-}
-BOUNDS |= {"min_keep": (1, 50), "max_keep": (1, 50), "sensitivity": (0.0, 10.0)}
-CHOICES = {"knee_method": KNEE_METHODS}
 
 
 def test_a_view_goes_to_an_address_and_comes_back_whole() -> None:

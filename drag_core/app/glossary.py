@@ -1,83 +1,20 @@
-"""Plain words for what the app shows, in one table: each knob's label and what it does, in one sentence a
-newcomer understands (its help adds the strategies that read it, from their declared ``params``, so that part
-never goes stale), and the terms the pages use where they are shown — levels, LLM fallbacks, the vector
-policy, the evaluation's columns (gain at equal budget above all). No Streamlit here."""
+"""Plain words for what the app shows: each knob's label and what it does, in one sentence a newcomer
+understands (from the knob registry, ``drag_core.knobs``; its help adds the strategies that read it, from
+their declared ``params``, so that part never goes stale), and the terms the pages use where they are shown —
+levels, LLM fallbacks, the vector policy, the evaluation's columns (gain at equal budget above all). No
+Streamlit here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from drag_core.app.compare import knob_readers
+from drag_core.knobs import KNOBS as REGISTRY
+from drag_core.knobs import Knob
 
 __all__ = ["KNOBS", "METRICS", "PINNED", "SENSITIVITY_WORDS", "TERMS", "Knob", "knob_help", "knob_label"]
 
 
-@dataclass(frozen=True)
-class Knob:
-    """A knob of the Compare page.
-
-    Attributes:
-        label: what it is, with the strategies it is for when that is not every one.
-        does: what moving it does, in one sentence.
-        param: the ``SearchParams`` field whose readers the help names (the knob's own name when empty).
-        pinned: a knee knob, which ``knee-beam`` (the article's fixed knee) does not follow.
-    """
-
-    label: str
-    does: str
-    param: str = ""
-    pinned: bool = False
-
-
-KNOBS: dict[str, Knob] = {
-    "top_k": Knob("Top k (flat)", "How many of the best-ranked pages the flat strategies return."),
-    "roots": Knob(
-        "Seed pages (adaptive) / roots (branch, beam)",
-        "How many starting points a search keeps: branch and beam start from this many best documents (their "
-        "root summaries), adaptive picks its documents from at most this many best pages.",
-    ),
-    "beam_width": Knob(
-        "Beam width (beam)",
-        "How many nodes beam carries from one level of the tree to the next; the others are dropped.",
-    ),
-    "rrf_k": Knob(
-        "RRF k (fusion)",
-        "How the meaning (dense) and keyword (BM25) rankings are merged: each result scores 1/(k + its rank) "
-        "in each, so a small k rewards the very top of each ranking and a large k weighs ranks more evenly.",
-    ),
-    "doc_breadth": Knob(
-        "Document breadth (adaptive)",
-        "Adaptive adds the best page of every document among the first N pages of the flat ranking that its "
-        "knee-cut answer lacks, so it never shows fewer documents than flat top-N (0: off).",
-    ),
-    "knee_method": Knob(
-        "Knee detector",
-        "How the knee — the point where a ranking's scores stop falling fast — is found: relative (every "
-        "item close enough to the top score), kneedle (Satopää et al.'s method), chord (the point farthest "
-        "below the line from the first score to the last) or gap (just before the largest drop); the ranking "
-        "is cut there.",
-        pinned=True,
-    ),
-    "sensitivity": Knob(
-        "Sensitivity S",
-        "How readily the detector cuts, in its own terms (below); the small line under each knee panel shows "
-        "how many items every S keeps.",
-        pinned=True,
-    ),
-    "keep_range": Knob(
-        "Kept per ranking (min – max)",
-        "The fewest and the most items a knee cut keeps, whatever the knee says: safety rails, the knee sets "
-        "the usual cut.",
-        param="max_keep",
-        pinned=True,
-    ),
-    "score_source": Knob(
-        "Curve the knee reads",
-        "Which scores the knee is looked for on: the dense cosines (how close each result's meaning is to the "
-        "question) or the fused RRF scores (which depend only on the ranks).",
-        pinned=True,
-    ),
-}
+#: The knobs the app shows, by widget key: their labels and words are in ``drag_core.knobs``.
+KNOBS: dict[str, Knob] = {knob.key: knob for knob in REGISTRY if knob.widget}
 #: What the sensitivity S means for each detector (docs/knee.md).
 SENSITIVITY_WORDS: dict[str, str] = {
     "relative": "keeps every item within S × (top − mean) of the top score: higher keeps more, step by step.",
@@ -104,9 +41,7 @@ def knob_help(key: str, detector: str = "") -> str:
         if detector in SENSITIVITY_WORDS
         else ""
     )
-    return " ".join(
-        filter(None, (f"{knob.does}{detail}", knob_readers(knob.param or key), PINNED * knob.pinned))
-    )
+    return " ".join(filter(None, (f"{knob.does}{detail}", knob_readers(knob.field), PINNED * knob.pinned)))
 
 
 #: The terms the pages show, explained where they are shown.

@@ -13,7 +13,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from drag_core.params import SCORE_SOURCES, SearchParams
+from drag_core.knobs import ADDRESS, BOUNDS, CHOICES
+from drag_core.params import SearchParams
 
 __all__ = [
     "HISTORY_KEPT",
@@ -28,19 +29,8 @@ __all__ = [
 ]
 
 QUERY, STRATEGIES = "q", "strategies"
-#: The ``SearchParams`` fields the Compare page sets, in the order the address lists them.
-KNOBS = (
-    "top_k",
-    "roots",
-    "beam_width",
-    "rrf_k",
-    "doc_breadth",
-    "knee_method",
-    "sensitivity",
-    "min_keep",
-    "max_keep",
-    "score_source",
-)
+#: The address's keys of the knobs the Compare page sets, in the order it lists them (``drag_core.knobs``).
+KNOBS = tuple(ADDRESS)
 HISTORY_KEPT = 20
 
 
@@ -53,7 +43,7 @@ def view_query(query: str, strategies: Sequence[str], params: SearchParams) -> d
     return {
         QUERY: query,
         STRATEGIES: ",".join(strategies),
-        **{name: _text(getattr(params, name)) for name in KNOBS},
+        **{key: _text(getattr(params, name)) for key, name in ADDRESS.items()},
     }
 
 
@@ -77,12 +67,12 @@ class OpenedView:
 def read_view(
     params: Mapping[str, str],
     strategies: Collection[str],
-    bounds: Mapping[str, tuple[float, float]],
-    choices: Mapping[str, Collection[str]],
+    bounds: Mapping[str, tuple[float, float]] = BOUNDS,
+    choices: Mapping[str, Collection[str]] = CHOICES,
 ) -> OpenedView:
     """The view an address asks for. ``strategies`` are the known ones; a numeric knob must lie in its
-    ``bounds`` (least, most), a named one among its ``choices`` (``score_source`` among ``SCORE_SOURCES``
-    unless given); a knob in neither is not read. ``min_keep`` above ``max_keep`` drops both."""
+    ``bounds`` (least, most), a named one among its ``choices`` (by field; the registry's by default); a knob
+    in neither is not read. ``min_keep`` above ``max_keep`` drops both."""
     ignored = []
     names = None
     if STRATEGIES in params:
@@ -90,17 +80,16 @@ def read_view(
         names = [n for n in dict.fromkeys(asked_for) if n in strategies]
         ignored += [f"{STRATEGIES}={n}" for n in asked_for if n not in strategies]
     knobs: dict[str, Any] = {}
-    named = {"score_source": SCORE_SOURCES, **choices}
-    for name in KNOBS:
-        if name not in params:
+    for key, name in ADDRESS.items():
+        if key not in params:
             continue
-        value = _parsed(params[name], bounds.get(name), named.get(name))
+        value = _parsed(params[key], bounds.get(name), choices.get(name))
         if value is None:
-            ignored.append(f"{name}={params[name]}")
+            ignored.append(f"{key}={params[key]}")
         else:
             knobs[name] = value
     if knobs.get("min_keep", 0) > knobs.get("max_keep", float("inf")):
-        ignored += [f"{n}={params[n]}" for n in ("min_keep", "max_keep")]
+        ignored += [f"{k}={params[k]}" for k, n in ADDRESS.items() if n in ("min_keep", "max_keep")]
         knobs.pop("min_keep"), knobs.pop("max_keep")
     query = params.get(QUERY)
     return OpenedView(query if query is None else query.strip(), names, knobs, ignored)

@@ -1,7 +1,8 @@
 """The command line: every command's options, with the strategies and the search knobs described in ``--help``.
 
-The knobs are generated from ``SearchParams`` (name, type, default and the docstring's words), so the CLI
-cannot drift from the library's defaults. Building the parser imports no model and no Qdrant.
+The knobs are generated from ``SearchParams`` (name, type, default and the docstring's words) and the knob
+registry (``drag_core.knobs``: flag, choices), so the CLI cannot drift from the library's defaults. Building
+the parser imports no model and no Qdrant.
 """
 
 from __future__ import annotations
@@ -13,13 +14,11 @@ from typing import Any
 
 from drag_core.cli.eval_options import add_parsers
 from drag_core.config import SEARCH_ENV
-from drag_core.knee import KNEE_METHODS
-from drag_core.search import SCORE_SOURCES, STRATEGIES, SearchParams
+from drag_core.knobs import CHOICES, FLAGS
+from drag_core.search import STRATEGIES, SearchParams
 
 __all__ = [
-    "CHOICES",
     "DEFAULT_STRATEGY",
-    "FLAGS",
     "METAVARS",
     "TYPES",
     "add_search_knobs",
@@ -30,9 +29,6 @@ __all__ = [
 ]
 
 DEFAULT_STRATEGY = "adaptive"
-#: Knobs whose flag is not the field name (kept for the tools that already call it that way).
-FLAGS = {"knee_method": "--knee"}
-CHOICES: dict[str, tuple[str, ...]] = {"knee_method": KNEE_METHODS, "score_source": SCORE_SOURCES}
 
 
 def strategy_description(strategy: object) -> str:
@@ -74,8 +70,9 @@ TYPES: dict[str, Any] = {
 
 
 def add_search_knobs(parser: argparse.ArgumentParser) -> None:
-    """One option per ``SearchParams`` field; an option not given takes the settings' default
-    (``Settings.search``: ``SearchParams()`` with the environment's values, see ``SEARCH_ENV``)."""
+    """One option per ``SearchParams`` field, its flag and choices from ``drag_core.knobs``; an option not
+    given takes the settings' default (``Settings.search``: ``SearchParams()`` with the environment's values,
+    see ``SEARCH_ENV``)."""
     knobs = parser.add_argument_group("search knobs (each strategy reads the ones that concern it)")
     words = field_help(SearchParams)
     defaults = SearchParams()  # the defaults as made (the default detector's own sensitivity)
@@ -83,7 +80,7 @@ def add_search_knobs(parser: argparse.ArgumentParser) -> None:
         shown = getattr(defaults, field.name) if field.default is not MISSING else "none"
         where = f"{SEARCH_ENV[field.name]} or {shown}" if field.name in SEARCH_ENV else str(shown).lower()
         knobs.add_argument(
-            FLAGS.get(field.name, "--" + field.name.replace("_", "-")),
+            FLAGS[field.name],  # a field without a registry entry fails here, and in the tests
             dest=field.name,
             type=TYPES[str(field.type)],
             choices=CHOICES.get(field.name),
