@@ -36,11 +36,17 @@ def test_an_entry_is_complete_for_how_it_is_shown() -> None:
         if knob.widget is None:
             assert not (knob.label or knob.does or knob.url or knob.pinned), knob.field
             continue
-        assert knob.label and knob.does.endswith(".") and ". " not in knob.does, knob.field  # one sentence
+        assert knob.label and knob.does.endswith(".") and not re.search(r"\.\s+[A-Z]", knob.does), knob.field
         named = knob.widget in (Widget.SELECT, Widget.RADIO)
         assert bool(knob.choices) == named and (knob.bounds is None) == named, knob.field
-        if knob.widget in (Widget.SLIDER, Widget.RANGE):  # whole numbers, stepped by one
-            assert all(isinstance(b, int) for b in knob.bounds or ()) and knob.step == 1, knob.field
+        if knob.widget in (
+            Widget.SLIDER,
+            Widget.RANGE,
+        ):  # whole numbers stepped by one, or a fraction's steps
+            least, most = knob.bounds or (0, 0)
+            whole = isinstance(least, int) and isinstance(most, int)
+            assert knob.step == 1 if whole else 0 < (knob.step or 0) < most - least, knob.field
+            assert whole or round((most - least) / knob.step, 9).is_integer(), knob.field
         assert (knob.widget == Widget.RANGE) == bool(knob.upper), knob.field
         defaults = SearchParams()
         for field in knob.fields:
