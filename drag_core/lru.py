@@ -5,7 +5,7 @@ threads holds its own lock around it."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from typing import Generic, TypeVar
 
 __all__ = ["LRU"]
@@ -32,6 +32,10 @@ class LRU(Generic[K, V]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._entries
+
+    def __iter__(self) -> Iterator[K]:
+        """The keys, least recently used first (iterating is no use)."""
+        return iter(self._entries)
 
     def get(self, key: K) -> V | None:
         """The entry of ``key`` (now the most recently used), or None."""

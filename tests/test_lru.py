@@ -13,7 +13,8 @@ def test_the_least_recently_used_entry_goes_first() -> None:
     memory.put("b", 2)
     assert memory.get("a") == 1  # "a" is now the most recently used
     memory.put("c", 3)
-    assert "b" not in memory and memory.get("a") == 1 and memory.get("c") == 3 and len(memory) == 2
+    assert "b" not in memory and list(memory) == ["a", "c"] and len(memory) == 2
+    assert memory.get("a") == 1 and list(memory) == ["c", "a"]
 
 
 def test_get_or_make_makes_once_and_keeps_the_made_value() -> None:
