@@ -82,6 +82,28 @@ def test_titles_of_pages_and_spans() -> None:
     assert [sections.boundary(p) for p in range(8)] == [0.0, 4.0, 0.0, 4.0, 2.0, 1.0, 2.0, 0.0]
 
 
+def test_a_page_on_which_several_sections_start_is_titled_by_all_of_them() -> None:
+    """Not by the last heading on it: a reference page holding four entries names the four."""
+    entries = [
+        OutlineEntry(0, "6 Programming", 1),
+        OutlineEntry(1, "6.1 Paths", 2),
+        OutlineEntry(1, "6.2 Pens", 2),
+        OutlineEntry(1, "6.3 Transforms", 2),
+        OutlineEntry(0, "7 Modules", 3),
+        OutlineEntry(1, "7.1 graph", 3),
+        OutlineEntry(2, "7.1.1 axes", 4),
+    ]
+    sections = Sections(entries, 6)
+    assert [sections.page_title(p) for p in range(6)] == [
+        "",
+        "6 Programming",
+        "6 Programming › 6.1 Paths · 6.2 Pens · 6.3 Transforms",
+        "7 Modules · 7.1 graph",  # a chapter and its first section: nothing above them to share
+        "7.1 graph › 7.1.1 axes",
+        "7.1 graph › 7.1.1 axes",
+    ]
+
+
 def test_groups_cut_at_sections_and_merge_small_ones() -> None:
     flat = [0.5] * 11  # 12 nodes all alike
     assert plan_section_groups([0.0] * 11, flat) == [4, 4, 4]

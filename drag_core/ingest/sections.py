@@ -3,7 +3,8 @@ boundary between two pages costs the tree, and the title of a tree node.
 
 * A page's section is the last (hence deepest) outline entry starting on or before it; pages before the
   first entry (a cover, front matter) are in none. Its title is the section's path, at most ``BREADCRUMB``
-  levels ("8 Base modules › graph").
+  levels ("8 Base modules › graph"); a page on which several sections start is titled by all of them, in
+  order, under what they share ("6 Programming › Paths · Pens · Transforms"), not by the last alone.
 * ``boundary(p)``: the cost of keeping pages p − 1 and p in one tree node — the weight of the shallowest entry
   starting on page p (chapter ``LEVEL_WEIGHTS[0]``, section, subsection, deeper ``DEEP_WEIGHT``), 0 when none
   starts there.
@@ -17,12 +18,13 @@ from collections.abc import Sequence
 
 from drag_core.ingest.outline import OutlineEntry
 
-__all__ = ["BREADCRUMB", "DEEP_WEIGHT", "LEVEL_WEIGHTS", "MAX_TITLE_PARTS", "Sections"]
+__all__ = ["BREADCRUMB", "DEEP_WEIGHT", "LEVEL_WEIGHTS", "MAX_TITLE_PARTS", "SECTIONS_JOINED", "Sections"]
 
 LEVEL_WEIGHTS = (4.0, 2.0, 1.0)  # cost of a chapter / section / subsection boundary inside a tree node
 DEEP_WEIGHT = 0.5  # ... of a deeper one
 BREADCRUMB = 2  # levels of a section path shown in a title
 MAX_TITLE_PARTS = 3  # sections named after the common one in a node's title
+SECTIONS_JOINED = " · "  # between the sections that start on one page, in its title
 
 
 class Sections:
@@ -37,6 +39,9 @@ class Sections:
         self.entries = [entry for entry in entries if 0 <= entry.page < pages]
         self.pages = pages
         self._paths = _paths(self.entries)
+        self._starting: list[list[tuple[str, ...]]] = [[] for _ in range(pages)]
+        for entry, path in zip(self.entries, self._paths, strict=True):
+            self._starting[entry.page].append(path)
         self._page_paths = self._paths_of_pages()
         self._weights = [0.0] * pages
         for entry in self.entries:
@@ -65,8 +70,16 @@ class Sections:
         return self._weights[page] if 0 < page < self.pages else 0.0
 
     def page_title(self, page: int) -> str:
-        """The title of the section page ``page`` (0-based) is in ("" before the first entry)."""
-        return " › ".join(self._page_paths[page][-BREADCRUMB:])
+        """The title of page ``page`` (0-based): the path of the section it is in ("" before the first entry);
+        when several sections start on it, each of them in order, under the path they share."""
+        starting = self._starting[page]
+        if len(starting) < 2:
+            return " › ".join(self._page_paths[page][-BREADCRUMB:])
+        shared = starting[0][: min(map(len, starting)) - 1]
+        for path in starting[1:]:
+            shared = shared[: _shared(shared, path)]
+        names = SECTIONS_JOINED.join(dict.fromkeys(path[-1] for path in starting))
+        return " › ".join([*shared[-(BREADCRUMB - 1) :], names])
 
     def span_title(self, first: int, last: int) -> str:
         """The title of a node over pages ``first … last`` (0-based, inclusive)."""
