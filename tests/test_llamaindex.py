@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE_PDF
+import test_langchain
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 
@@ -18,21 +18,8 @@ from drag_core.integrations.llamaindex import DragRetriever
 from drag_core.search import STRATEGIES, SearchParams
 
 QUERY = "How do I read a CSV file into a data frame?"
-
-
-@pytest.fixture(scope="module")
-def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("llamaindex") / "qdrant"
-
-
-@pytest.fixture
-def indexed(sample_index: Path, make_engine: Callable[..., Engine]) -> Path:
-    if not (sample_index / "edge").exists():
-        engine = make_engine(store=str(sample_index))
-        (report,) = engine.ingest_paths([SAMPLE_PDF])
-        assert report.ok, report.line()
-        engine.close()
-    return sample_index
+# the sample's index, built once a module by the LangChain tests' fixtures
+sample_index, indexed = test_langchain.sample_index, test_langchain.indexed
 
 
 @pytest.mark.parametrize("strategy", sorted(STRATEGIES))

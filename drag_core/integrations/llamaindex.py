@@ -34,14 +34,10 @@ __all__ = ["KNOBS", "DragRetriever"]
 class DragRetriever(BaseRetriever):
     """Nodes for a query from a DRAG with KNEE index, as many as the strategy's knee cuts keep.
 
-    Attributes:
-        store: index folder or Qdrant server URL (None: DRAG_STORE / QDRANT_URL / ./data/qdrant).
-        strategy: a name of ``drag_core.search.STRATEGIES`` (default ``adaptive``).
-        params: the search knobs (given as keywords: ``DragRetriever(store=…, sensitivity=0.4)``).
-
-    ``engine=`` shares an open ``Engine`` instead of opening ``store``; ``settings=`` gives settings resolved
-    elsewhere; otherwise they are read from the environment once, here. ``aretrieve`` runs the search in a
-    worker thread, so an event loop is not held up while it embeds the question and walks the tree.
+    Takes what the LangChain ``DragRetriever`` takes (``passages.Retrieval`` resolves both): ``store`` (a folder
+    or a server URL; None: the environment's), ``strategy``, ``engine=`` or ``settings=``, and every
+    ``SearchParams`` knob as a keyword — plus LlamaIndex's ``callback_manager`` and ``verbose``. ``aretrieve``
+    runs the search in a worker thread, so an event loop is not held up while it embeds the question.
     """
 
     def __init__(
@@ -70,11 +66,11 @@ class DragRetriever(BaseRetriever):
 
     @property
     def engine(self) -> Engine:
-        """The engine of ``store``, opened on first use; a folder with no index is refused, not created."""
+        """``Retrieval.engine``: opened on first use, a folder with no index refused."""
         return self._retrieval.engine
 
     def close(self) -> None:
-        """Release the index (an embedded folder can be opened by one process at a time)."""
+        """Release the index (``Retrieval.close``)."""
         self._retrieval.close()
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

@@ -20,10 +20,11 @@ import typing
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -31,7 +32,7 @@ from drag_core.cli.output import cut, marked, tree_lines
 from drag_core.engine import Engine
 from drag_core.errors import DragError
 from drag_core.evidence import Snippet, snippet
-from drag_core.evidence.snippets import SnippetMemo, node_snippets
+from drag_core.evidence.snippets import node_snippets
 from drag_core.search import STRATEGIES, SearchParams, SearchResult, StepKind
 from drag_core.search import strategy as strategy_named
 from drag_core.search.explain import explain, knee_words
@@ -51,6 +52,7 @@ __all__ = [
     "SearchAnswer",
     "TreeAnswer",
     "build_server",
+    "compact_schema",
     "http_address",
     "knee_line",
     "serve",
@@ -237,9 +239,11 @@ def _hit_block(hit: Hit) -> str:
     return f"{hit.rank}. {hit.citation} {title}{words} ({scores})"
 
 
-def _hits(result: SearchResult, pages: Sequence[Node], memo: SnippetMemo) -> list[Hit]:
+def _hits(result: SearchResult, pages: Sequence[Node]) -> list[Hit]:
     final = result.final_candidates()
-    found = node_snippets(result.query, result.nodes, pages, memo)
+    found = node_snippets(
+        result.query, result.nodes, pages
+    )  # each call anew: a question is rarely asked twice
     hits = []
     for rank, node in enumerate(result.nodes, 1):
         page, best = found.get(node.id, (node, Snippet()))
@@ -310,6 +314,32 @@ def _tree_levels(nodes: list[Node], max_tokens: int) -> list[Node]:
     return chosen
 
 
+def compact_schema(schema: Any, defs: dict[str, Any] | None = None) -> Any:
+    """A JSON schema with its ``$defs`` written in place and ``anyOf [T, null]`` as ``type: [T, null]``: the
+    same constraints, checked ~2× faster by a client that validates every result (the official one does)."""
+    if isinstance(schema, list):
+        return [compact_schema(item, defs) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    defs = schema.get("$defs", {}) if defs is None else defs
+    if "$ref" in schema:
+        return compact_schema(defs[schema["$ref"].rpartition("/")[2]], defs)
+    either = schema.get("anyOf", [])
+    if len(either) == 2 and {"type": "null"} in either and all(set(a) == {"type"} for a in either):
+        rest = {k: v for k, v in schema.items() if k != "anyOf"}
+        return {**rest, "type": [a["type"] for a in either]}
+    return {k: compact_schema(v, defs) for k, v in schema.items() if k != "$defs"}
+
+
+def _tool(
+    fn: Callable[..., Any], annotations: ToolAnnotations = _READ, description: str | None = None
+) -> Tool:
+    """A tool with structured output, its output schema compacted."""
+    tool = Tool.from_function(fn, annotations=annotations, description=description, structured_output=True)
+    tool.fn_metadata.output_schema = compact_schema(tool.fn_metadata.output_schema)
+    return tool
+
+
 def build_server(
     engine: Engine,
     ingest_folders: Sequence[Path | str] = (),
@@ -318,11 +348,8 @@ def build_server(
     """The MCP server of ``engine``'s index. ``ingest_folders``: where ``ingest`` may read files (none: no
     ``ingest`` tool, the server writes nothing). ``default_params``: the knobs an agent does not set (default:
     the engine's settings' ``search``)."""
-    server = MCPServer("drag-with-knee", instructions=INSTRUCTIONS, log_level="WARNING")
     defaults = default_params or engine.settings.search
-    memo = SnippetMemo()
 
-    @server.tool(annotations=_READ, structured_output=True)
     def search(
         question: str,
         strategy: Annotated[str, Field(description=f"one of: {', '.join(STRATEGIES)}")] = "adaptive",
@@ -339,7 +366,7 @@ def build_server(
         params = _params(defaults, sensitivity, knobs)
         result = _asked(lambda: engine.search(question, strategy, params))
         pages = engine.context_pages([n for n in result.nodes if n.level > 0])  # a parent's pages
-        hits = _hits(result, pages, memo)
+        hits = _hits(result, pages)
         head = f"{strategy}: {knee_line(result)}"
         shown, blocks = _bounded(hits, head, max_pages, max_tokens)
         if len(shown) < len(hits):
@@ -357,7 +384,6 @@ def build_server(
         )
         return _answer(text, answer)
 
-    @server.tool(annotations=_READ, structured_output=True)
     def page(
         file: Annotated[str, Field(description="an indexed file's name, as documents() lists it")],
         page: Annotated[int, Field(description="1-based page number")],
@@ -388,7 +414,6 @@ def build_server(
         )
         return _answer(f"{where} of {info.pages}{title}\n{shown}", answer)
 
-    @server.tool(annotations=_READ, structured_output=True)
     def documents(
         max_tokens: Annotated[int, Field(ge=100, le=MAX_TOKENS)] = DEFAULT_MAX_TOKENS,
     ) -> Annotated[CallToolResult, DocumentsAnswer]:
@@ -411,7 +436,6 @@ def build_server(
         answer = DocumentsAnswer(documents=shown, total=len(infos), truncated=len(shown) < len(infos))
         return _answer("\n".join([head, *lines]), answer)
 
-    @server.tool(annotations=_READ, structured_output=True)
     def tree(
         file: Annotated[str, Field(description="an indexed file's name, as documents() lists it")],
         max_tokens: Annotated[int, Field(ge=100, le=MAX_TOKENS)] = DEFAULT_MAX_TOKENS,
@@ -444,15 +468,10 @@ def build_server(
         )
         return _answer("\n".join([head, *tree_lines(chosen)]), answer)
 
+    tools = [_tool(search), _tool(page), _tool(documents), _tool(tree)]
     folders = [Path(f).expanduser().resolve() for f in ingest_folders]
     if folders:
 
-        @server.tool(
-            annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
-            structured_output=True,
-            description="Index one PDF, TXT or MD file (a new version replaces the old one); only files under "
-            f"{', '.join(map(str, folders))} (a relative path: under the first of them that holds it).",
-        )
         def ingest(path: str) -> Annotated[CallToolResult, IngestAnswer]:
             found = _inside(path, folders)
             (report,) = engine.ingest_paths([found])
@@ -461,7 +480,16 @@ def build_server(
             result.is_error = not report.ok
             return result
 
-    return server
+        where = ", ".join(map(str, folders))
+        tools.append(
+            _tool(
+                ingest,
+                ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+                "Index one PDF, TXT or MD file (a new version replaces the old one); only files under "
+                f"{where} (a relative path: under the first of them that holds it).",
+            )
+        )
+    return MCPServer("drag-with-knee", instructions=INSTRUCTIONS, log_level="WARNING", tools=tools)
 
 
 def serve(engine: Engine, http: str | None = None, ingest_folders: Sequence[Path | str] = ()) -> None:
