@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The package as a user gets it: install it into a fresh temporary virtualenv without the app extra
 # (pip install ".[langchain]"; pip's cache makes it quick), check that neither Streamlit nor plotly came with
-# it, then, outside the repository, run `drag --help`, ingest the bundled sample from the installed package,
-# `drag search --json` and retrieve through DragRetriever. Called by scripts/run-tests.sh; needs the offline
+# it (nor mcp nor llama-index: their own extras bring them), then, outside the repository, run `drag --help`,
+# ingest the bundled sample from the installed package, `drag search --json`, `drag mcp` (which names the extra
+# it needs) and retrieve through DragRetriever. Called by scripts/run-tests.sh; needs the offline
 # models that scripts/setup.sh builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,12 +18,14 @@ cd "$WORK"  # the installed package, not the repository's folder
 export HF_HUB_OFFLINE=1 DRAG_MODEL_DIR="$REPO/models" DRAG_STORE="$WORK/index"
 unset QDRANT_URL DRAG_LLM_BASE_URL OPENAI_BASE_URL
 PY="$WORK/venv/bin/python"
-"$PY" -c 'import importlib.util as u, sys; sys.exit(any(u.find_spec(m) for m in ("streamlit", "plotly")))' ||
-  { echo "package check: streamlit or plotly was installed without the app extra"; exit 1; }
+"$PY" -c 'import importlib.util as u, sys; sys.exit(any(u.find_spec(m) for m in ("streamlit", "plotly", "mcp", "llama_index")))' ||
+  { echo "package check: streamlit, plotly, mcp or llama-index was installed without its extra"; exit 1; }
 SAMPLE=$("$PY" -c 'from importlib import resources; print(resources.files("drag_core.app") / "sample" / "R-data.pdf")')
 "$WORK/venv/bin/drag" --help | grep -q "search"
 "$WORK/venv/bin/drag" ingest --quiet "$SAMPLE"
 "$WORK/venv/bin/drag" search --json "How do I read a CSV file?" >"$WORK/search.json"
+! "$WORK/venv/bin/drag" mcp </dev/null 2>"$WORK/mcp.err" && grep -q "needs the mcp extra" "$WORK/mcp.err" ||
+  { echo "package check: drag mcp without the mcp extra did not say what to install"; cat "$WORK/mcp.err"; exit 1; }
 "$PY" - "$WORK/search.json" <<'PY'
 import json
 import sys

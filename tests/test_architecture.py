@@ -257,14 +257,15 @@ def test_every_module_declares_what_it_exports() -> None:
 
 def test_settings_are_read_only_at_the_entry_points() -> None:
     """The environment is read where a program starts (the CLI, the app, the background evaluation, the
-    model set-up, the LangChain retriever, ``Engine.from_env`` for scripts); everything below takes settings."""
+    model set-up, the framework retrievers' ``Retrieval``, ``Engine.from_env`` for scripts); everything below takes
+    settings."""
     entry_points = {
         "drag_core/config.py",
         "drag_core/cli/__init__.py",
         "drag_core/app/ui/session.py",
         "drag_core/app/jobs/process.py",
         "drag_core/models/setup.py",
-        "drag_core/integrations/langchain.py",
+        "drag_core/integrations/passages.py",
         "drag_core/engine.py",
     }
     pattern = re.compile(r"\b(Settings|LLMConfig)\.from_env\(|os\.environ\b|os\.getenv\(")

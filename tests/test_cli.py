@@ -282,7 +282,14 @@ def test_tree_and_remove(store: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["search", "a question"], ["docs"], ["tree", "x.pdf"], ["remove", "x.pdf"], ["page", "x.pdf", "1"]],
+    [
+        ["search", "a question"],
+        ["docs"],
+        ["tree", "x.pdf"],
+        ["remove", "x.pdf"],
+        ["page", "x.pdf", "1"],
+        ["mcp"],
+    ],
 )
 def test_read_commands_refuse_a_missing_index_and_create_nothing(tmp_path: Path, args: list[str]) -> None:
     for folder in (tmp_path / "typo" / "qdrant", tmp_path / "empty"):

@@ -56,6 +56,7 @@ def test_invoke_returns_the_pages_of_the_search_as_documents(indexed: Path, make
             "level": node.level,
             "score": pytest.approx(expected.scores[node.id]),
             "strategy": "adaptive",
+            "title": node.title,
             "node_id": node.id,
         }
         assert doc.page_content == leaves[node.page_start]

@@ -1,5 +1,5 @@
-"""The bodies of ``ingest``, ``search``, ``docs``, ``tree`` and ``remove`` (``eval`` and ``sweep`` live in
-``evaluate``, loaded when they run). Each imports the engine when it runs, so ``--help`` stays fast."""
+"""The bodies of ``ingest``, ``search``, ``docs``, ``tree``, ``remove`` and ``mcp`` (``eval`` and ``sweep``
+live in ``evaluate``, loaded when they run). Each imports the engine when it runs, so ``--help`` stays fast."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ __all__ = [
     "command",
     "docs",
     "ingest",
+    "mcp",
     "open_engine",
     "page",
     "remove",
@@ -215,3 +216,25 @@ def _loaded_when_run(module: str, name: str) -> Command:
 
 COMMANDS["eval"] = _loaded_when_run("drag_core.cli.evaluate", "eval_command")
 COMMANDS["sweep"] = _loaded_when_run("drag_core.cli.evaluate", "sweep_command")
+
+
+@command("mcp")
+def mcp(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        from drag_core.integrations.mcp_server import http_address, serve
+    except ImportError as error:
+        raise UsageError(
+            f"the MCP server needs the mcp extra: pip install 'drag-with-knee[mcp]' ({error})"
+        ) from None
+    if args.http:
+        http_address(args.http)  # a bad address is refused before the index is opened
+    folders = [Path(f) for f in args.allow_ingest]
+    for folder in folders:
+        if not folder.is_dir():
+            raise UsageError(f"--allow-ingest {folder}: no such folder")
+    engine = open_engine(args, settings, read=not folders)  # with ingest allowed, an empty store may start
+    try:
+        serve(engine, args.http, folders)
+    finally:
+        engine.close()
+    return 0

@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_STRATEGY",
     "METAVARS",
     "TYPES",
+    "add_mcp_parser",
     "add_search_knobs",
     "build_parser",
     "field_help",
@@ -152,5 +153,28 @@ def build_parser(prog: str = "drag") -> argparse.ArgumentParser:
     page.add_argument("page", type=int, help="1-based page number")
     page.add_argument("--query", default="", help="highlight the sentences that best match this question")
     page.add_argument("--png", metavar="OUT", help="write the page image here (PDF only)")
+    add_mcp_parser(sub)
     add_parsers(sub)
     return parser
+
+
+def add_mcp_parser(sub: Any) -> None:
+    """``drag mcp``: the index as an MCP server for agents (``drag_core.integrations.mcp_server``)."""
+    mcp = sub.add_parser(
+        "mcp",
+        help="serve the index to agents over MCP (stdio; --http for streamable HTTP)",
+        description="An MCP server over the index: tools search, page, documents and tree (read-only), and "
+        "ingest only with --allow-ingest. Needs the mcp extra: pip install 'drag-with-knee[mcp]'.",
+    )
+    mcp.add_argument("--store", metavar="DIR", help="index folder (default: DRAG_STORE or ./data/qdrant)")
+    mcp.add_argument(
+        "--http", metavar="HOST:PORT", help="serve streamable HTTP at HOST:PORT (PORT alone: on 127.0.0.1)"
+    )
+    mcp.add_argument(
+        "--allow-ingest",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="add an ingest tool taking files under DIR (repeatable); without it nothing is written",
+    )
+    mcp.set_defaults(json=False, quiet=True)
