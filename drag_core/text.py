@@ -1,24 +1,37 @@
-"""Small text utilities shared by the loaders, the offline summariser and what is printed for people."""
+"""Small text utilities shared by the loaders, the offline summariser and what is printed for people (the CLI's
+tables, the MCP server's answers): a line cut at a word, spans marked, a document's tree as an outline."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import textwrap
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
+
+from drag_core.types import Node
 
 __all__ = [
     "CHARS_PER_TOKEN",
     "ENGLISH_STOPWORDS",
+    "KEYWORDS_SHOWN",
+    "TITLE_CHARS",
     "approx_tokens",
     "citation",
     "content_words",
     "counted",
+    "cut",
+    "marked",
     "page_span",
     "sentence_ends",
     "sentences",
+    "short_ids",
+    "tree_lines",
 ]
 
 CHARS_PER_TOKEN = 4
+#: Longest section title a table or outline line shows.
+TITLE_CHARS = 40
+KEYWORDS_SHOWN = 6
 #: NLTK's English stop-word list (the list the Qdrant/bm25 model uses), one word a line in package data.
 ENGLISH_STOPWORDS: frozenset[str] = frozenset(
     (resources.files("drag_core") / "data" / "english_stopwords.txt").read_text("utf-8").split()
@@ -119,3 +132,49 @@ def page_span(page_start: int, page_end: int) -> str:
 def citation(file_name: str, page_start: int, page_end: int) -> str:
     """``[file p.X]`` or ``[file p.X–Y]``: how answers cite pages."""
     return f"[{file_name} {page_span(page_start, page_end)}]"
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``width`` characters."""
+    return textwrap.shorten(" ".join(text.split()), width=width, placeholder="…")
+
+
+def marked(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each span put between » and «."""
+    for start, end in sorted(spans, reverse=True):
+        text = f"{text[:start]}»{text[start:end]}«{text[end:]}"
+    return text
+
+
+def short_ids(ids: Iterable[int], least: int = 4) -> dict[int, str]:
+    """The shortest hex suffixes (at least ``least`` digits) that still tell the ids apart."""
+    hexes = {i: f"{i:x}" for i in ids}
+    for digits in range(least, 17):
+        shown = {i: h[-digits:] for i, h in hexes.items()}
+        if len(set(shown.values())) == len(shown):
+            return shown
+    return hexes
+
+
+def tree_lines(nodes: Sequence[Node]) -> list[str]:
+    """A document's tree as an indented outline: page span, level, short id, section title (when the document
+    has an outline) and keywords."""
+    by_id = {n.id: n for n in nodes}
+    ids = short_ids(by_id)
+    width = max((len(page_span(n.page_start, n.page_end)) for n in nodes), default=0)
+    lines: list[str] = []
+
+    def walk(node: Node, depth: int) -> None:
+        span = page_span(node.page_start, node.page_end)
+        keywords = ", ".join(node.keywords[:KEYWORDS_SHOWN])
+        title = f"{cut(node.title, TITLE_CHARS)} — " if node.title else ""
+        lines.append(
+            f"{'  ' * depth}{span:<{width}}  L{node.level}  #{ids[node.id]}  {title}{keywords}".rstrip()
+        )
+        for child in node.child_ids:
+            if child in by_id:
+                walk(by_id[child], depth + 1)
+
+    for root in (n for n in nodes if n.is_root):
+        walk(root, 0)
+    return lines

@@ -15,11 +15,10 @@ import pytest
 from conftest import FINANCE, REPO, child_env
 
 from drag_core.cli import build_parser
-from drag_core.cli.output import cut, short_ids
 from drag_core.cli.parser import search_params, strategy_description
 from drag_core.ingest.pdf_text import pdf_pages
 from drag_core.search import STRATEGIES, SearchParams
-from drag_core.text import page_span
+from drag_core.text import cut, page_span, short_ids
 
 THREE_PDFS = [
     FINANCE / "AMCOR_2022_8K_dated-2022-07-01.pdf",

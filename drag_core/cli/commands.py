@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from drag_core.cli.output import console, docs_table, marked, page_json, search_table, tree_lines
+from drag_core.cli.output import console, docs_table, page_json, search_table
 from drag_core.cli.parser import search_params
 from drag_core.cli.progress import IngestProgress
-from drag_core.text import counted
+from drag_core.text import counted, marked, tree_lines
 
 if TYPE_CHECKING:
     from drag_core.config import Settings

@@ -7,14 +7,13 @@ colour and live redrawing by itself when the output is not a terminal.
 from __future__ import annotations
 
 import sys
-import textwrap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
-from drag_core.text import counted, page_span
+from drag_core.text import counted, cut, page_span
 
 if TYPE_CHECKING:
     from drag_core.engine import DocumentInfo
@@ -24,33 +23,24 @@ if TYPE_CHECKING:
     from drag_core.types import Node
 
 __all__ = [
-    "KEYWORDS_SHOWN",
     "LEGEND",
     "PIPE_WIDTH",
     "SNIPPET_CHARS",
     "SUMMARY_CHARS",
-    "TITLE_CHARS",
     "console",
-    "cut",
     "docs_table",
-    "marked",
     "page_json",
     "score_cell",
     "search_table",
-    "short_ids",
-    "tree_lines",
 ]
 
 SUMMARY_CHARS = 100
 SNIPPET_CHARS = 160
-#: Longest section title a table or outline line shows.
-TITLE_CHARS = 40
 #: What the score columns mean, under every result table.
 LEGEND = (
     "cosine: MiniLM similarity of question and node (higher is closer); BM25: term-match score (– shares no "
     "term); #n: rank in that list; fused: RRF, the sum of 1/(k + rank) over both lists"
 )
-KEYWORDS_SHOWN = 6
 #: Width of a table written to a pipe or a file (a terminal uses its own width).
 PIPE_WIDTH = 160
 
@@ -60,21 +50,6 @@ def console(stream: object = None) -> Console:
     target = stream or sys.stdout
     is_tty = getattr(target, "isatty", lambda: False)()
     return Console(file=target, width=None if is_tty else PIPE_WIDTH, highlight=False, soft_wrap=False)
-
-
-def cut(text: str, width: int = SUMMARY_CHARS) -> str:
-    """``text`` on one line, cut at a word boundary to at most ``width`` characters."""
-    return textwrap.shorten(" ".join(text.split()), width=width, placeholder="…")
-
-
-def short_ids(ids: Iterable[int], least: int = 4) -> dict[int, str]:
-    """The shortest hex suffixes (at least ``least`` digits) that still tell the ids apart."""
-    hexes = {i: f"{i:x}" for i in ids}
-    for digits in range(least, 17):
-        shown = {i: h[-digits:] for i, h in hexes.items()}
-        if len(set(shown.values())) == len(shown):
-            return shown
-    return hexes
 
 
 def score_cell(score: float | None, rank: int | None, digits: int) -> str:
@@ -150,37 +125,6 @@ def docs_table(docs: Sequence[DocumentInfo]) -> Table:
         )
         table.add_row(*map(str, row))
     return table
-
-
-def tree_lines(nodes: Sequence[Node]) -> list[str]:
-    """A document's tree as an indented outline: page span, level, short id, section title (when the document
-    has an outline) and keywords."""
-    by_id = {n.id: n for n in nodes}
-    ids = short_ids(by_id)
-    width = max((len(page_span(n.page_start, n.page_end)) for n in nodes), default=0)
-    lines: list[str] = []
-
-    def walk(node: Node, depth: int) -> None:
-        span = page_span(node.page_start, node.page_end)
-        keywords = ", ".join(node.keywords[:KEYWORDS_SHOWN])
-        title = f"{cut(node.title, TITLE_CHARS)} — " if node.title else ""
-        lines.append(
-            f"{'  ' * depth}{span:<{width}}  L{node.level}  #{ids[node.id]}  {title}{keywords}".rstrip()
-        )
-        for child in node.child_ids:
-            if child in by_id:
-                walk(by_id[child], depth + 1)
-
-    for root in (n for n in nodes if n.is_root):
-        walk(root, 0)
-    return lines
-
-
-def marked(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """``text`` with each span put between » and «."""
-    for start, end in sorted(spans, reverse=True):
-        text = f"{text[:start]}»{text[start:end]}«{text[end:]}"
-    return text
 
 
 def page_json(shown: PageView, png: str | None, ms: float) -> dict[str, object]:

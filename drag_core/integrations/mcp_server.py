@@ -28,7 +28,6 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from drag_core.cli.output import cut, marked, tree_lines
 from drag_core.engine import Engine
 from drag_core.errors import DragError
 from drag_core.evidence import Snippet, snippet
@@ -36,7 +35,7 @@ from drag_core.evidence.snippets import node_snippets
 from drag_core.search import STRATEGIES, SearchParams, SearchResult, StepKind
 from drag_core.search import strategy as strategy_named
 from drag_core.search.explain import explain, knee_words
-from drag_core.text import CHARS_PER_TOKEN, approx_tokens, citation, counted
+from drag_core.text import CHARS_PER_TOKEN, approx_tokens, citation, counted, cut, marked, tree_lines
 from drag_core.types import Node
 
 __all__ = [
