@@ -215,6 +215,23 @@ def test_the_extractive_answer_cites_the_pages_it_quotes() -> None:
     assert extract_answer("zebra migration", pages) == []
 
 
+def test_no_extracted_sentence_starts_inside_a_reference() -> None:
+    """A page break inside "(see page 225–226)" leaves a unit "226) lie within …": never quoted as a sentence;
+    a numbered step of a list is quoted."""
+    text = (
+        "The points of the plot region are clipped to the frame (see the section on page 225–\n\n"
+        "226) lie within the frame when the plot region is clipped to the frame of the device.\n\n"
+        "1) Clip the plot region to the frame with the clip option of the device.\n"
+    )
+    units = page_units(text)
+    assert [u.fragment for u in units] == [False, True, False], [u.text for u in units]
+    page = Node(1, -1, [], 0, "d", "m.pdf", 1, 1, [], "", text=text)
+    quoted = [
+        e.text for e in extract_answer("which points lie within the frame when the region is clipped", [page])
+    ]
+    assert quoted and not any(q.startswith("226)") for q in quoted), quoted
+
+
 def test_a_parent_gets_the_snippet_of_its_best_page() -> None:
     texts = [
         "Nothing to see on this page at all, really.",

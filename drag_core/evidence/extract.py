@@ -3,8 +3,9 @@ page — extracted, not generated.
 
 Every unit of every page (``ingest.units``, as ``snippets.analysed`` keeps them) is ranked by BM25 with IDF
 counted over all of them (so a word every page repeats counts little); a table row or a heading counts
-``NON_PROSE_WEIGHT`` of its score (filings answer in tables, but a sentence reads better), repeated units once. The best ``ANSWER_UNITS`` are the answer,
-best first, each with ``[file p.N]``.
+``NON_PROSE_WEIGHT`` of its score (filings answer in tables, but a sentence reads better), repeated units once,
+and a unit that starts inside another sentence (``Unit.fragment``: "226) lie within …") never. The best
+``ANSWER_UNITS`` are the answer, best first, each with ``[file p.N]``.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def extract_answer(query: str, pages: Sequence[Node], count: int = ANSWER_UNITS)
         (page, unit)
         for page in pages
         for unit in analysed(page.text, tuple(page.units)).units
-        if unit.prose or len(unit.text.split()) >= MIN_WORDS
+        if (unit.prose or len(unit.text.split()) >= MIN_WORDS) and not unit.fragment
     ]
     scores = bm25_scores(terms(query), [terms(unit.text) for _, unit in found])
     weighted = [s * (1.0 if u.prose else NON_PROSE_WEIGHT) for s, (_, u) in zip(scores, found)]

@@ -49,6 +49,17 @@ class Unit:
     end: int
     prose: bool
 
+    @property
+    def fragment(self) -> bool:
+        """Whether it starts inside another sentence: with a small letter, or with a reference's tail that
+        closes a bracket it never opened ("226) lie within …", the end of "(see page 225–226)" cut at a page
+        or column break) — not a unit to quote as a sentence of its own."""
+        first, _, rest = self.text.partition(" ")
+        if first[:1].islower():
+            return True
+        unopened = first.count(")") + first.count("]") > first.count("(") + first.count("[")
+        return unopened and first[:1] not in "([" and rest[:1].islower()
+
 
 def _kind(line: str) -> str:
     """``blank``, ``table``, ``heading``, ``prose`` or ``other``."""
