@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
+from drag_core.fusion import DEFAULT_DENSE_WEIGHT
 from drag_core.knee import find_knee
 from drag_core.params import ScoreSource, SearchParams
 from drag_core.store import DENSE, Candidate, NodeStore, QueryVectors, Scope
@@ -251,7 +252,9 @@ class SearchContext:
     ) -> list[Step]:
         """Rank every scope in one Qdrant call; one step per scope, of ``kind``, named ``names`` (and about
         ``node_ids``, when given)."""
-        rankings, ms = self.store.rank(self.query, scopes, self.params.rrf_k, self.params.dense_weight)
+        fusing = any(len(scope.using) > 1 for scope in scopes)  # the weight of a fusion, if there is one
+        weight = self.params.dense_weight if fusing else DEFAULT_DENSE_WEIGHT
+        rankings, ms = self.store.rank(self.query, scopes, self.params.rrf_k, weight)
         self.calls += 1
         share = ms / max(1, len(rankings))
         about = list(node_ids) if node_ids is not None else [None] * len(rankings)
