@@ -6,6 +6,9 @@ there are the numbers a run printed (none copied by hand).
   sizes over the Sensitivity slider and the oracle share — and flat's own curve (k = 1…10) per set.
 * ``--sweep SET=FILE …`` (``sweep --param sensitivity --json``): each knee strategy's sweep of the sensitivity, one row per value (mean pages ·
   recall (flat's recall at those pages) · gain), the default value in bold.
+* ``--before SET=FILE … --after SET=FILE …``: absolute quality before and after a change, per set — flat top-5,
+  the dense list alone, BM25 alone (recall@5 each), default ``adaptive``'s right-sized recall at its pages and
+  its gain at equal budget with the interval, and the run's ingest cost when the report has it.
 
 Run: ``.venv/bin/python bench/readme_tables.py --eval financebench-dev=fb.json manuals-dev=manuals.json
 "scifact (test)"=scifact.json --sweep financebench-dev=sweep-fb.json …``
@@ -101,6 +104,39 @@ def sweep_table(sweeps: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+#: The runs of the before/after table: flat top-5, each list alone, and this project's strategy.
+ABSOLUTE = ("flat", "flat-dense", "flat-sparse", HEADLINE)
+
+
+def absolute_cells(report: dict[str, Any]) -> list[str]:
+    """flat, flat-dense and flat-sparse recall@5, and ``adaptive``'s recall @ pages and gain [95 %]."""
+    runs = report["strategies"]
+    cells = [_number(runs[name]["recall@5"], "{:.3f}") if name in runs else "–" for name in ABSOLUTE[:3]]
+    run = runs.get(HEADLINE)
+    if run is None:
+        return [*cells, "–", "–"]
+    low, high = run["ci95"].get("gain_vs_flat") or (None, None)
+    gain = _number(run["gain_vs_flat"], "{:+.3f}") + (
+        f" [{low:+.3f}, {high:+.3f}]" if low is not None else ""
+    )
+    recall = f"{_number(run['right_sized_recall'], '{:.3f}')} @ {_number(run['pages_returned'], '{:.1f}')}"
+    return [*cells, recall, gain]
+
+
+def before_after_table(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> str:
+    """One row per set and version (before, after): flat top-5, dense alone, BM25 alone, adaptive."""
+    lines = [
+        "| set | version | flat top-5 | dense alone, top-5 | BM25 alone, top-5 | `adaptive` recall @ pages | "
+        "`adaptive` gain_vs_flat [95 %] |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name in dict.fromkeys([*before, *after]):
+        for version, reports in (("before", before), ("after", after)):
+            if name in reports:
+                lines.append(f"| {name} | {version} | " + " | ".join(absolute_cells(reports[name])) + " |")
+    return "\n".join(lines)
+
+
 def _named(pairs: list[str]) -> dict[str, dict[str, Any]]:
     named = {}
     for pair in pairs:
@@ -113,12 +149,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval", nargs="*", default=[], metavar="SET=FILE", help="eval --json files")
     parser.add_argument("--sweep", nargs="*", default=[], metavar="SET=FILE", help="sweep --json files")
+    parser.add_argument(
+        "--before", nargs="*", default=[], metavar="SET=FILE", help="eval --json before a change"
+    )
+    parser.add_argument("--after", nargs="*", default=[], metavar="SET=FILE", help="eval --json after it")
     args = parser.parse_args()
     if args.eval:
         print(eval_table(_named(args.eval)))
     if args.sweep:
         print()
         print(sweep_table(_named(args.sweep)))
+    if args.before or args.after:
+        print()
+        print(before_after_table(_named(args.before), _named(args.after)))
 
 
 if __name__ == "__main__":
