@@ -298,10 +298,11 @@ def test_sweep_comparisons_rows_and_plots(page_dataset: Path, page_engine) -> No
     named = per_query_figure(sweep.report, questions={"q2": long}).data[0]
     assert (
         named.y[0] == "1. q1"
-        and named.y[1].startswith("2. What does the &lt;b&gt;second")
+        and named.y[1].startswith("2. What does the<br>&lt;b&gt;second")
         and "…" in named.y[1]
     )
     assert long.replace("<", "&lt;").replace(">", "&gt;") in named.customdata[1][0]
+    assert named.y[1].count("<br>") == 1  # two short lines: the runs' names keep their room under the map
 
 
 def test_cli_eval_measures_bm25_avg_len_on_the_corpus_and_keeps_that_index_apart(

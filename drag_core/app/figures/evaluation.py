@@ -4,19 +4,30 @@
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from drag_core.app.figures.style import snippet
 from drag_core.evaluation.chart import PAGES, RECALL, TITLES, Chart, Series, recall_chart, sweep_chart
 from drag_core.evaluation.runner import Report
 from drag_core.evaluation.sweep import Sweep
 
-__all__ = ["QUESTION_CHARS", "chart_figure", "per_query_figure", "recall_vs_pages", "sweep_figure"]
+__all__ = [
+    "LINE_CHARS",
+    "NAME_LINES",
+    "ROW_PX",
+    "chart_figure",
+    "per_query_figure",
+    "recall_vs_pages",
+    "sweep_figure",
+]
 
-#: A heat map row's name: its question, at most this many characters (the whole question in the hover).
-QUESTION_CHARS = 48
+#: A heat map row's name: its question on at most this many lines of this many characters (the whole question
+#: in the hover).
+NAME_LINES, LINE_CHARS = 2, 24
+#: Pixels per row: two lines of a row's name.
+ROW_PX = 36
 
 
 def _error(values: list[float | None], bounds: list[tuple[float, float] | None]) -> dict:
@@ -74,10 +85,19 @@ def sweep_figure(sweep: Sweep, recall: str = RECALL) -> go.Figure:
 
 
 def _row_names(ids: Sequence[str], questions: Mapping[str, str]) -> list[str]:
-    """Each row's name: its question cut to ``QUESTION_CHARS`` (its id when the question is not known), a
-    number in front so two questions that start alike stay two rows."""
+    """Each row's name: its question (its id when the question is not known) on at most ``NAME_LINES`` lines
+    of ``LINE_CHARS``, cut at a word with an ellipsis, a number in front so two questions that start alike stay
+    two rows; narrow enough that six runs' names fit under the map in a 1000 px window."""
     return [
-        html.escape(f"{n}. {snippet(questions.get(q, q), QUESTION_CHARS)}")
+        "<br>".join(
+            html.escape(line)
+            for line in textwrap.wrap(
+                f"{n}. {' '.join(questions.get(q, q).split())}",
+                LINE_CHARS,
+                max_lines=NAME_LINES,
+                placeholder=" …",
+            )
+        )
         for n, q in enumerate(ids, start=1)
     ]
 
@@ -107,10 +127,15 @@ def per_query_figure(
             customdata=hover,
             hovertemplate="%{customdata}: %{z:.3f}<extra></extra>",
             colorscale="Viridis",
+            colorbar={"thickness": 12},
             zmin=0,
             zmax=1 if metric != PAGES else None,
         )
     )
-    figure.update_layout(title=f"{TITLES.get(metric, metric)} per query", height=max(300, 22 * len(queries)))
+    figure.update_layout(
+        title=f"{TITLES.get(metric, metric)} per query",
+        height=max(300, ROW_PX * len(queries) + 160),
+        margin={"r": 10},
+    )
     figure.update_yaxes(autorange="reversed", automargin=True)  # the first question on top, names whole
     return figure
