@@ -13,14 +13,25 @@ Errors: *bar* is the bar's share minus the share of the time elapsed (0 = the ba
 shown. The summary counts, from 25 % of the time on, the checkpoints with an estimate and those within ±30 %
 of the truth. The script also prints each stage's measured cost per unit against one embedded text — the
 basis of ``STAGE_COST``.
+
+Then each recording is replayed as the app shows it — the time left asked once a second — and the script
+prints when the first estimate came (seconds, share of the work done) and its error; from 25 % of the work on,
+how many of those estimates were within ±30 % of the truth and the worst; and the largest rise of the time
+left from one second to the next beyond the seconds the bar stood still meanwhile (0 = the time left never
+rose by more than the time that passed without progress). ``--meter FILE`` replays with the
+``ProgressMeter`` of another version of ``drag_core/ingest/progress.py`` too (``git show REV:… > FILE``), for
+a before/after on the same recordings.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import math
 import os
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -143,6 +154,93 @@ def replay(recording: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def meter_class(path: Path | None) -> type[ProgressMeter]:
+    """``ProgressMeter`` of the ``progress.py`` at ``path`` (this checkout's when None)."""
+    if path is None:
+        return ProgressMeter
+    spec = importlib.util.spec_from_file_location("progress_other", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module.ProgressMeter
+
+
+def polled(recording: dict[str, Any], meter_type: type[ProgressMeter] = ProgressMeter) -> dict[str, Any]:
+    """The time left as the app shows it (asked once a second): the first estimate (time, share of the work,
+    error), the errors from 25 % of the work on, and the largest rise between two seconds beyond the seconds
+    the bar stood still meanwhile (``still``; a meter without it: the whole rise)."""
+    total = recording["seconds"]
+    files = recording["files"]
+    meter = meter_type([(f["name"], f["expected_pages"]) for f in files], started=0.0)
+    items = timeline(recording)
+    final = _final_work(recording)
+    first: tuple[float, float, float] | None = None
+    late: list[float] = []
+    rise, position, before = 0.0, 0, None
+    still, bar = 0.0, None  # seconds the bar stood still, watched every 10 ms
+    for step in range(1, math.ceil(total) * 100):
+        now = step / 100
+        still += 0.01 if meter.fraction(now) == bar else 0.0
+        while position < len(items) and items[position][0] <= now:
+            at, kind, index, fields = items[position]
+            if kind == "event":
+                meter.moved(index, ProgressEvent(files[index]["name"], *fields), at)
+            else:
+                meter.ended(index, at)
+            position += 1
+        bar = meter.fraction(now)
+        if step % 100:
+            continue
+        left = meter.seconds_left(now)
+        if left is None:
+            before = None
+            continue
+        error = left / (total - now) - 1
+        share = meter.work_done() / final
+        if first is None:
+            first = (now, share, error)
+        if share >= 0.25:
+            late.append(error)
+        if before is not None:
+            rise = max(rise, left - before[0] - (still - before[1]))
+        before = (left, still)
+    return {"first": first, "late": late, "rise": rise}
+
+
+def _final_work(recording: dict[str, Any]) -> float:
+    """The whole ingest's work, as the meter counts it once every file ended."""
+    files = recording["files"]
+    meter = ProgressMeter([(f["name"], f["expected_pages"]) for f in files], started=0.0)
+    for at, kind, index, fields in timeline(recording):
+        if kind == "event":
+            meter.moved(index, ProgressEvent(files[index]["name"], *fields), at)
+        else:
+            meter.ended(index, at)
+    return meter.work_done()
+
+
+def report_polled(paths: list[Path], meters: dict[str, type[ProgressMeter]]) -> None:
+    print(
+        "\n| set | meter | first estimate at | its share of the work | its error | from 25 % of the work: "
+        "within ±30 % | median · worst abs. error | largest rise beyond the stall |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for path in paths:
+        recording = json.loads(path.read_text())
+        for name, meter_type in meters.items():
+            found = polled(recording, meter_type)
+            first, late = found["first"], found["late"]
+            at = "—" if first is None else f"{first[0]:.0f} s of {recording['seconds']:.0f}"
+            share = "—" if first is None else f"{first[1]:.0%}"
+            within = sum(abs(e) <= 0.30 for e in late)
+            worst = f"{statistics.median(map(abs, late)):.2f} · {max(map(abs, late)):.2f}" if late else "—"
+            print(
+                f"| {recording['set']} | {name} | {at} | {share} | {_cell(first and first[2])} | {within} of "
+                f"{len(late)} | {worst} | {found['rise']:.1f} s |"
+            )
+
+
 def _error(estimate: float | None, truth: float) -> float | None:
     return None if estimate is None else estimate / truth - 1
 
@@ -212,6 +310,7 @@ def main() -> None:
     parser.add_argument("--sets", nargs="+", choices=sorted(SETS), default=list(SETS))
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "drag-progress-recordings")
     parser.add_argument("--replay", nargs="+", type=Path, help="recordings to replay (no ingest)")
+    parser.add_argument("--meter", type=Path, help="another progress.py whose ProgressMeter is replayed too")
     args = parser.parse_args()
     paths = args.replay
     if not paths:
@@ -221,6 +320,8 @@ def main() -> None:
             paths.append(record(name, SETS[name], Embedder(REPO / "models"), args.out))
             print(f"recorded {paths[-1]}", flush=True)
     report(paths)
+    meters = {"this": ProgressMeter, **({args.meter.name: meter_class(args.meter)} if args.meter else {})}
+    report_polled(paths, meters)
 
 
 if __name__ == "__main__":

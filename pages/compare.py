@@ -20,6 +20,7 @@ from drag_core.app.compare import (
     Comparison,
     export_tables,
     index_key,
+    knee_pinned,
     to_csv,
     to_json,
 )
@@ -143,7 +144,8 @@ def steps(comparison: Comparison) -> None:
         "document: its RRF (fused) curve, and the cosine curve when the knee reads it. "
         f"{TERMS['fates']} The star is the knee on the curve it was found on, the dashed line the cut; the panel "
         "title says why the cut is there. Under each knee panel: how many items each sensitivity would keep, the "
-        f"current one marked. {TERMS['levels']}"
+        "current one marked (not under knee-beam's, whose knee the slider does not move). "
+        f"{TERMS['levels']}"
     )
     names = list(comparison.runs)
     knees = [n for n in names if any(s.curve for s in comparison.runs[n].result.trace)]
@@ -157,10 +159,12 @@ def steps(comparison: Comparison) -> None:
                 ("steps", id(run)), lambda run=run: figures.steps_figure(run.result), run
             )
             st.plotly_chart(figure, key=f"curve_{name}", config={"displayModeBar": False})
-            below = figures.sensitivity_html(run.result)
-            if below is not None:
+            below = None if knee_pinned(name) else figures.sensitivity_html(run.result)
+            if (
+                below is not None
+            ):  # a pinned knee: the slider cannot move it, so no line says what it would do
                 st.html(below)
-            st.table(figures.step_rows(run.result))
+            st.html(figures.step_table_html(run.result))  # fixed columns: it fits a 1000 px window
 
 
 def exports(comparison: Comparison) -> None:

@@ -12,6 +12,7 @@ from drag_core import DEFAULT_STRATEGIES, STRATEGIES
 from drag_core.app import figures, ui
 from drag_core.app.display import clock, counted, escape_markdown
 from drag_core.app.evaluation import (
+    HEADLINE_COLUMNS,
     LABELS_NAME,
     PARENT_DENSE_CHOICES,
     PARENT_SPARSE_CHOICES,
@@ -23,6 +24,7 @@ from drag_core.app.evaluation import (
     VectorPolicy,
     find_datasets,
     headline,
+    headline_rows,
     index_version,
     indexing_lines,
     labels_dataset,
@@ -44,6 +46,7 @@ ui.page("pages/evaluate.py")
 settings = ui.settings()
 
 RESULT = "evaluation_result"
+QUESTIONS = "evaluation_questions"  # the run's questions by query id, to name the per-query rows
 JOB = "evaluation_job"
 FAILURE = "evaluation_failure"
 
@@ -152,6 +155,7 @@ if st.button("Run", type="primary", disabled=not specs or (job is not None and j
         sweep = None if sweep_param == "(no sweep)" else (sweep_param, values_text.split())
         job = EvalJob.start(dataset.root, int(limit), runs_asked, policy, sweep, ui.env())
     st.session_state[JOB] = job
+    st.session_state[QUESTIONS] = {q.id: q.text for q in dataset.queries}
     st.session_state.pop(RESULT, None)
     st.session_state.pop(FAILURE, None)
 
@@ -217,18 +221,32 @@ report, sweep = st.session_state[RESULT]
 st.subheader(escape_markdown(headline(report)))
 for line in report.index.get("failed", []):
     st.warning(escape_markdown(line))
-st.dataframe(
-    summary_rows(report),
+explained = {name: st.column_config.Column(help=words) for name, words in METRICS.items()}
+st.dataframe(  # the headline columns: they fit a 1000 px window without a sideways scroll
+    headline_rows(report),
     hide_index=True,
-    column_config={name: st.column_config.Column(help=words) for name, words in METRICS.items()},
+    column_config={
+        **{
+            n: st.column_config.NumberColumn(
+                help=METRICS.get(n), format="%.1f" if n == "pages_returned" else "%.3f"
+            )
+            for n in HEADLINE_COLUMNS[1:]
+        },
+        "strategy": st.column_config.TextColumn(pinned=True),
+    },
+    key="eval_headline",
 )
+with st.expander("Every metric, with 95 % intervals"):
+    st.dataframe(summary_rows(report), hide_index=True, column_config=explained, key="eval_summary")
 for line in sweep_verdicts(sweep) if sweep else verdicts(report):  # each knee run against flat, one sentence
     st.markdown("- " + escape_markdown(line))
 st.plotly_chart(
     figures.sweep_figure(sweep) if sweep else figures.recall_vs_pages(report), key="eval_recall_pages"
 )
 st.subheader("Per query")
-st.plotly_chart(figures.per_query_figure(report), key="eval_per_query")
+st.plotly_chart(
+    figures.per_query_figure(report, questions=st.session_state.get(QUESTIONS, {})), key="eval_per_query"
+)
 st.dataframe(query_rows(report), hide_index=True)
 st.download_button(
     "report.json",

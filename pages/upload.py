@@ -1,4 +1,4 @@
-"""Upload: add PDF / TXT / MD files to the index, list the indexed documents, remove one, and index the
+"""Upload: add PDF / TXT / MD files to the index, list the indexed documents, remove one (asked once), and index the
 bundled sample in one click. Files are ingested in the background (``drag_core.app.uploads``): a bar for
 the whole upload with the time left and one per file, in one measure of work; files dropped meanwhile are
 queued, the uploader is emptied as soon as its files are taken, Cancel stops the upload (each file whole or
@@ -15,6 +15,7 @@ from drag_core.app.uploads import UPLOAD_TYPES, IngestStatus, UploadJob, overall
 ui.page("pages/upload.py")
 
 JOB, OUTCOMES, PENDING, UPLOADER = "upload_job", "upload_outcomes", "upload_pending", "uploader_generation"
+CONFIRM = "remove_asked"  # the document whose Remove was clicked once: a second, named button removes it
 
 st.title("Documents")
 st.markdown(
@@ -153,10 +154,34 @@ if documents:
     )
 
     def remove(file_name: str) -> None:
+        st.session_state.pop(CONFIRM, None)
         nodes = engine.remove(file_name)
         ui.index_changed(engine)
         st.session_state["removed"] = f"Removed {file_name} ({counted(nodes, 'node')})."
 
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     doomed = left.selectbox("Remove a document", [d.file_name for d in documents], key="remove_choice")
-    right.button("Remove", key="remove", on_click=remove, args=(doomed,), icon=":material/delete:")
+    asked = st.session_state.get(CONFIRM) == doomed  # Remove asks once before anything is deleted
+    right.button(
+        "Remove",
+        key="remove",
+        on_click=st.session_state.__setitem__,
+        args=(CONFIRM, doomed),
+        icon=":material/delete:",
+        disabled=asked,
+    )
+    if asked:
+        info = next(d for d in documents if d.file_name == doomed)
+        with st.container(border=True):
+            st.warning(
+                escape_markdown(
+                    f"Remove {doomed} from the index? Its {counted(info.pages, 'page')} and "
+                    f"{counted(info.nodes, 'node')} go; labels of its pages are kept, marked stale."
+                ),
+                icon=":material/delete:",
+            )
+            yes, no = st.columns(2)
+            yes.button(
+                f"Remove {doomed}", key="remove_confirmed", on_click=remove, args=(doomed,), type="primary"
+            )
+            no.button("Keep it", key="remove_kept", on_click=st.session_state.pop, args=(CONFIRM, None))

@@ -104,12 +104,18 @@ def test_cancel_stops_the_upload_and_leaves_the_index_as_it_was(open_app, tmp_pa
     assert any("index is empty" in i.value for i in at.info)
 
 
-def test_remove_takes_a_document_out_of_the_index(open_app, small_index_copy: Path) -> None:
+def test_remove_asks_once_then_takes_a_document_out_of_the_index(open_app, small_index_copy: Path) -> None:
     at = open_app(small_index_copy)
     before = _listed(at)
     assert len(before) == 2
     at.selectbox(key="remove_choice").set_value(before[0]).run()
     at.button(key="remove").click().run()
+    no_exceptions(at)
+    assert _listed(at) == before and "from the index?" in at.warning[0].value
+    at.button(key="remove_kept").click().run()  # kept: nothing removed, nothing asked any more
+    assert _listed(at) == before and not at.warning
+    at.button(key="remove").click().run()
+    at.button(key="remove_confirmed").click().run()
     no_exceptions(at)
     assert _listed(at) == before[1:]
     assert at.success[0].value.startswith("Removed ")

@@ -115,6 +115,17 @@ CHART_TEXT_CLASHES = """() => {
   }
   return found;
 }"""
+#: Tables wider than the box that holds them (a column behind a sideways scroll): the steps' HTML tables and
+#: Streamlit's own tables, named by their first header.
+TABLES_TOO_WIDE = """() => {
+  const found = [];
+  const main = document.querySelector('[data-testid="stMain"]');
+  for (const table of main.querySelectorAll('table.drag-steps, [data-testid="stTable"] table')) {
+    const box = table.parentElement;
+    if (table.getBoundingClientRect().width > box.clientWidth + 1) found.push(table.querySelector('th').textContent);
+  }
+  return found;
+}"""
 #: Streamlit's own probe of its base path when a page is opened by its address: ``/<page>/_stcore/health``
 #: and ``/<page>/_stcore/host-config`` answer 404 by design before ``/_stcore/…`` answers (its static files
 #: reserve those suffixes; streamlit/streamlit#7074). Every other console error fails a test.
@@ -503,6 +514,7 @@ def test_nothing_leaves_the_machine_and_every_page_reads_at_1000_and_1400(
             for name, tab in (
                 ("Compare", "adaptive"),
                 ("Compare", "branch"),
+                ("Compare", "knee-beam"),
                 ("Tree", None),
                 ("Evaluate", None),
             ):
@@ -516,6 +528,7 @@ def test_nothing_leaves_the_machine_and_every_page_reads_at_1000_and_1400(
                 page.screenshot(path=str(SHOTS / f"{name.lower()}{'-' + tab if tab else ''}-{width}.png"))
                 assert page.evaluate(TEXT_CUT_SHORT) == [], (name, tab, width)
                 assert page.evaluate(CHART_TEXT_CLASHES) == [], (name, tab, width)
+                assert page.evaluate(TABLES_TOO_WIDE) == [], (name, tab, width)
                 if name != "Tree":  # every chosen strategy's chip whole in its picker
                     assert page.evaluate(CHIPS_SHOWN) == list(DEFAULT_STRATEGIES), (name, width)
                 if tab == "adaptive":
@@ -524,6 +537,19 @@ def test_nothing_leaves_the_machine_and_every_page_reads_at_1000_and_1400(
                     assert not any(t.startswith("dropped") for t in legend), "breadth adds or finds covered"
                     images = page.get_by_role("tabpanel").locator("img.kvs")
                     assert all(i.bounding_box()["width"] >= 0.9 * KVS_WIDTH for i in images.all()), width
+                if (
+                    tab == "knee-beam"
+                ):  # its knee is pinned: the slider cannot move it, so no line says it would
+                    expect(page.get_by_role("tabpanel").locator(".drag-steps")).to_be_visible()
+                    expect(page.get_by_role("tabpanel").locator(".drag-kvs")).to_have_count(0)
+                if name == "Evaluate":  # the headline columns in view; the heat map's rows are the questions
+                    headline = page.get_by_test_id("stDataFrame").first.locator(".dvn-scroller")
+                    expect(headline).to_be_visible()  # the first table: no column behind a sideways scroll
+                    assert headline.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), width
+                    rows = page.locator(".stPlotlyChart").last.locator(".yaxislayer-above .ytick text")
+                    names = rows.all_text_contents()
+                    assert names and all(re.match(r"^\d+\. \w+ \w+", n) for n in names), names
+                    assert not any(re.fullmatch(r"\d+\. q\d+", n) for n in names), names
                 if tab == "branch":  # every panel names its document
                     chart = page.get_by_role("tabpanel").locator(".stPlotlyChart").first
                     panel_titles = chart.locator(".annotation-text").all_text_contents()
@@ -645,3 +671,86 @@ def test_a_page_opens_highlighted_and_labels_become_a_data_set_in_a_browser(
         page.wait_for_selector(IDLE)
         page.screenshot(path=str(SHOTS / "evidence-tree-page-1400.png"))
         assert hosts == {urlsplit(app_url).netloc}, hosts
+
+
+def test_labels_show_at_once_links_open_the_page_they_name_and_remove_asks_in_a_browser(
+    serve_app: Callable[..., str], tmp_path: Path
+) -> None:
+    """At 1000 px: the knee-beam tab fits (its step table whole beside a long file name, no kept-vs-S line for
+    a pinned knee); a card's page range opens its first page and its best page is a link of its own; a label
+    marked in the viewer shows in the cards and the labels panel as soon as the viewer is closed; Remove asks
+    once."""
+    from playwright.sync_api import expect
+
+    app_url = serve_app(DRAG_SAMPLE="auto")
+    with browser_page(tmp_path) as page:
+        page.set_viewport_size({"width": 1000, "height": 2600})
+        page.goto(f"{app_url}/upload")
+        page.wait_for_selector(IDLE, timeout=STARTUP_S * 1000)
+        expect(page.get_by_role("heading", name="Indexed documents (1)")).to_be_visible()
+        _upload(page, PDF)  # a long file name for the steps' titles and table
+        expect(
+            page.get_by_test_id("stAlertContentSuccess").filter(has_text=f"{PDF.name}: indexed")
+        ).to_be_visible()
+        page.wait_for_selector(IDLE)
+
+        _ask(page, QUERY)
+        page.wait_for_selector(IDLE)
+        page.get_by_role("tab", name="knee-beam", exact=True).click()
+        expect(page.get_by_role("tab", name="knee-beam", selected=True)).to_be_visible()
+        page.wait_for_selector(IDLE)
+        _charts_drawn(page)
+        panel = page.get_by_role("tabpanel")
+        expect(panel.locator(".stPlotlyChart")).to_have_count(1)
+        page.screenshot(path=str(SHOTS / "compare-knee-beam-1000.png"), full_page=True)
+        assert page.evaluate(TABLES_TOO_WIDE) == []
+        assert page.evaluate(CHART_TEXT_CLASHES) == []
+        assert page.evaluate(TEXT_CUT_SHORT) == []
+        expect(panel.locator(".drag-kvs")).to_have_count(0)  # the slider cannot move a pinned knee
+
+        question = page.get_by_label("Question")
+        question.fill("How do I read a CSV file?")
+        question.press("Enter")
+        page.wait_for_selector(IDLE)
+        section = (
+            page.locator(".drag-card li").filter(has=page.locator("a.drag-open", has_text="best p.")).first
+        )
+        expect(section).to_be_visible()
+        span = section.locator("a.drag-open").first
+        first, last = map(int, re.search(r"p\.(\d+)–(\d+)", span.inner_text()).groups())
+        best = int(re.search(r"best p\.(\d+)", section.locator("a.drag-open").nth(1).inner_text()).group(1))
+        assert first < last and first <= best <= last and best != first
+        span.click()  # the range opens its first page
+        dialog = page.get_by_role("dialog")
+        expect(dialog.get_by_text(re.compile(rf"— page {first} of \d+$"))).to_be_visible()
+        dialog.get_by_role("radio", name="relevant", exact=True).click()
+        expect(dialog.get_by_role("radio", name="relevant", exact=True)).to_have_attribute(
+            "aria-checked", "true"
+        )
+        page.wait_for_selector(IDLE)
+        page.keyboard.press("Escape")
+        expect(dialog).to_have_count(0)
+        # no other click: the cards and the labels panel show the label as soon as the viewer is closed
+        expect(section.locator(".label.yes")).to_have_count(1)
+        expect(page.get_by_text(re.compile(r"^1 question · 1 page marked relevant"))).to_be_visible()
+        page.wait_for_selector(IDLE)
+        page.screenshot(path=str(SHOTS / "compare-cards-1000.png"), full_page=True)
+        section.locator("a.drag-open", has_text="best p.").click()  # the best page, one click away
+        expect(dialog.get_by_text(re.compile(rf"— page {best} of \d+$"))).to_be_visible()
+        page.keyboard.press("Escape")
+        expect(dialog).to_have_count(0)
+        page.wait_for_selector(IDLE)
+
+        page.get_by_role("link", name="Upload", exact=True).click()
+        page.wait_for_selector(IDLE)
+        page.locator(".st-key-remove button").click()  # asked once: nothing is removed yet
+        warning = page.get_by_test_id("stAlertContentWarning").filter(has_text="from the index?")
+        expect(warning).to_be_visible()
+        expect(page.get_by_role("heading", name="Indexed documents (2)")).to_be_visible()
+        page.locator(".st-key-remove_kept button").click()
+        expect(warning).to_have_count(0)
+        expect(page.get_by_role("heading", name="Indexed documents (2)")).to_be_visible()
+        page.locator(".st-key-remove button").click()
+        page.locator(".st-key-remove_confirmed button").click()
+        expect(page.get_by_role("heading", name="Indexed documents (1)")).to_be_visible()
+        page.wait_for_selector(IDLE)

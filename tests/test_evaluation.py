@@ -292,8 +292,17 @@ def test_sweep_comparisons_rows_and_plots(page_dataset: Path, page_engine) -> No
     figure = sweep_figure(sweep)  # the flat top-k curve under the sweep's line
     assert [list(t.x) for t in figure.data] == [list(range(1, FLAT_DEPTH + 1)), [1, 12]]
     assert len(recall_vs_pages(sweep.report).data) == 3
-    heat = per_query_figure(sweep.report).data[0]
-    assert list(heat.y) == ["q1", "q2"] and [list(r) for r in heat.z] == [[0.5, 0.5], [1.0, 1.0]]
+    heat = per_query_figure(sweep.report).data[0]  # no questions given: the rows are named by their ids
+    assert list(heat.y) == ["1. q1", "2. q2"] and [list(r) for r in heat.z] == [[0.5, 0.5], [1.0, 1.0]]
+    long = "What does the <b>second</b> question ask, at a length that no row name of a heat map can hold?"
+    named = per_query_figure(sweep.report, questions={"q2": long}).data[0]
+    assert (
+        named.y[0] == "1. q1"
+        and named.y[1].startswith("2. What does the<br>&lt;b&gt;second")
+        and "…" in named.y[1]
+    )
+    assert long.replace("<", "&lt;").replace(">", "&gt;") in named.customdata[1][0]
+    assert named.y[1].count("<br>") == 1  # two short lines: the runs' names keep their room under the map
 
 
 def test_cli_eval_measures_bm25_avg_len_on_the_corpus_and_keeps_that_index_apart(

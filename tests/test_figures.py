@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import json
+
 import pytest
 
 from drag_core.app.compare import Comparer, Comparison
@@ -180,3 +183,24 @@ def test_every_step_is_titled_with_its_documents() -> None:
         "seed pages (all documents)"
     )
     assert step_title(Step("pages of a.pdf", [parent], kind=StepKind.PAGES)) == "pages of a.pdf"
+
+
+def test_a_range_opens_its_first_page_and_its_best_page_is_a_link_of_its_own(comparison: Comparison) -> None:
+    """A card's ``file · p.3–6`` opens p.3, the page its label names; the section's best page (its
+    snippet's) is a link of its own, ``best p.5``; each link carries the badge of its own page."""
+    marks = {}
+    sections = []
+    for run in comparison.runs.values():
+        for node in run.result.nodes:
+            page, found = run.snippets.get(node.id, (node, None))
+            if node.level and found and found.units and page.page_start != node.page_start:
+                sections.append((node, page.page_start))
+                marks[(node.file_name, node.page_start)] = True
+    assert sections, "the comparison holds a section whose best page is not its first"
+    card = cards_html(comparison, 3, 400, 100, marks)
+    for node, best in sections:
+        span = html.escape(f"{node.file_name} · {page_span(node.page_start, node.page_end)}")
+        opens = html.escape(json.dumps({"file": node.file_name, "page": node.page_start}), quote=True)
+        assert f'data-open="{opens}">{span}</a><span class="label yes">' in card
+        best_opens = html.escape(json.dumps({"file": node.file_name, "page": best}), quote=True)
+        assert f'data-open="{best_opens}">best p.{best}</a>' in card

@@ -113,3 +113,30 @@ def test_a_later_file_ends_the_earlier_ones_and_queued_files_add_work() -> None:
 def test_the_stage_costs_are_relative_to_one_embedded_text() -> None:
     assert STAGE_COST["vectors"] == 1.0
     assert all(0 < cost < 0.2 for stage, cost in STAGE_COST.items() if stage != "vectors")
+
+
+def test_the_time_left_never_rises_by_more_than_the_time_the_bar_stood_still() -> None:
+    """The pace halves midway (a batch of the dense model took 1 s, then 2 s): asked ten times a second, the
+    time left may rise only by the seconds the bar stood still meanwhile (waiting for a late batch)."""
+    pages = 20 * BATCH_SIZE
+    meter = ProgressMeter([("a.pdf", pages)], started=0.0)
+    _through_vectors(meter, "a.pdf", pages, 0, 0.0)
+    batches = [(1.0 + n, (n + 1) * BATCH_SIZE) for n in range(4)]  # 1 s a batch, the warm-up included
+    batches += [(batches[-1][0] + 2.0 * (n + 1), (n + 5) * BATCH_SIZE) for n in range(10)]  # then 2 s
+    said = bar = None
+    stood = rises = 0.0  # seconds the bar stood still, watched every 10 ms
+    for step in range(1, int(batches[-1][0] * 100) + 1):
+        now = step / 100
+        stood += 0.01 if meter.fraction(now) == bar else 0.0  # the bar up to now, before a batch lands
+        while batches and batches[0][0] <= now:
+            at, done = batches.pop(0)
+            meter.moved(0, ProgressEvent("a.pdf", "vectors", done, pages), at)
+        bar = meter.fraction(now)
+        if step % 10:
+            continue
+        left = meter.seconds_left(now)
+        if left is not None and said is not None:
+            assert left <= said[0] + (stood - said[1]) + 0.011, (now, left, said, stood)
+            rises += max(0.0, left - said[0])
+        said = None if left is None else (left, stood)
+    assert said is not None and rises > 0, "it rose, while a batch was late"

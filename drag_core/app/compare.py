@@ -39,6 +39,7 @@ __all__ = [
     "citations",
     "export_tables",
     "index_key",
+    "knee_pinned",
     "knob_readers",
     "params_key",
     "to_csv",
@@ -67,6 +68,12 @@ def knob_readers(param: str) -> str:
     if not used_by:
         raise ValueError(f"no strategy reads {param!r}")
     return f"Read by {'every strategy' if len(used_by) == len(STRATEGIES) else ', '.join(used_by)}."
+
+
+def knee_pinned(strategy: str) -> bool:
+    """Whether the knee knobs leave ``strategy``'s cuts alone: it reads none of them (``knee-beam`` keeps the
+    article's knee), so the Sensitivity slider cannot move it and no kept-vs-sensitivity line is drawn for it."""
+    return "sensitivity" not in strategy_named(strategy).params
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ the report's tables. No Streamlit here."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from drag_core.app.display import clock, percent
 from drag_core.app.jobs.process import EvalJob, JobStage, Plan, Status, plan
@@ -15,7 +15,7 @@ from drag_core.engine import Engine
 from drag_core.evaluation.datasets import PASSAGE_KIND, Dataset, find_datasets, load_dataset
 from drag_core.evaluation.index import LEDGER, MANIFEST, default_folder
 from drag_core.evaluation.report import headline, query_rows, summary_rows, sweep_verdicts, verdicts
-from drag_core.evaluation.runner import RunSpec, parse_spec
+from drag_core.evaluation.runner import Report, RunSpec, parse_spec
 from drag_core.ingest.report import ProgressEvent
 from drag_core.ingest.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
 from drag_core.knee import KNEE_METHODS, SENSITIVITIES
@@ -34,7 +34,9 @@ __all__ = [
     "Plan",
     "VectorPolicy",
     "find_datasets",
+    "HEADLINE_COLUMNS",
     "headline",
+    "headline_rows",
     "labels_dataset",
     "index_version",
     "indexing_lines",
@@ -49,6 +51,17 @@ __all__ = [
     "sweep_verdicts",
     "verdicts",
 ]
+
+#: The Evaluate page's first table, narrow enough for a 1000 px window: the run, its gain at equal budget
+#: first, then what it finds and what it costs (every column, intervals too, in the full table under it).
+HEADLINE_COLUMNS = ("strategy", "gain_vs_flat", "right_sized_recall", "pages_returned", "doc_hit")
+
+
+def headline_rows(report: Report) -> list[dict[str, object]]:
+    """One row per run with the ``HEADLINE_COLUMNS`` only (``summary_rows`` has them all)."""
+    rows: list[Mapping[str, object]] = summary_rows(report)
+    return [{name: row.get(name) for name in HEADLINE_COLUMNS} for row in rows]
+
 
 #: The parameters the page offers to sweep.
 SWEEPABLE = (

@@ -10,7 +10,10 @@ the rest of the estimate as it was.
 
 The time left is the work left divided by the rate measured since the warm-up — the model's first
 ``WARM_UP_TEXTS`` texts, after the fast stages — and stays unknown until ``WARM_UP_S`` seconds of that rate were
-measured. No clock is read here: every call takes ``now`` (``time.monotonic()`` of the caller).
+measured. Once shown, it never rises by more than the time that passed without progress (the seconds the bar
+stood still, waiting for a batch later than the pace said): a slower batch makes the time left stop counting
+down for as long as it is late, never jump up by more (``ProgressMeter.seconds_left``). No clock is read here:
+every call takes ``now`` (``time.monotonic()`` of the caller).
 """
 
 from __future__ import annotations
@@ -45,9 +48,12 @@ STAGE_COST: dict[str, float] = {
 SPARSE_SHARE = 0.05
 #: Seconds of measured pace after the warm-up before a time left is given.
 WARM_UP_S = 1.0
-#: Texts the dense model embeds before its pace is measured: its first batches run slower than the later ones
-#: (up to twice as slow: docs/benchmarks.md), and the stages before them are estimates, not measurements.
-WARM_UP_TEXTS = 2 * BATCH_SIZE
+#: Texts the dense model embeds before its pace is measured: its first calls run slower than the later ones,
+#: and the stages before them are estimates, not measurements. Half a batch: a long file's first batch, or the
+#: first few short files of an upload (cold recordings of ``bench/progress_estimate.py``: the first 10–16
+#: texts ran ~20 % slower than the rest, the second batch on; two batches held a 156-page upload of 8 files
+#: without an estimate until 48 % of its work, half a batch gives it at 18 %, 25 % too long).
+WARM_UP_TEXTS = BATCH_SIZE // 2
 
 
 @dataclass
@@ -157,6 +163,9 @@ class ProgressMeter:
         self._warm: tuple[float, float] | None = None  # (time, work done) when the warm-up ended
         self._last: tuple[float, float] | None = None  # the same at the last event since
         self._current = 0  # the file that moved last
+        self._still = 0.0  # seconds the bar stood still up to the last event (``still``)
+        self._still_from: float | None = None  # when the bar stops after the last event (its batch is due)
+        self._shown: tuple[float, float, float] | None = None  # (time, seconds left, ``still``) last said
 
     def add(self, name: str, pages: int) -> None:
         """Queue one more file."""
@@ -179,13 +188,25 @@ class ProgressMeter:
             file.end()
 
     def _measure(self, index: int, now: float, warmed: bool) -> None:
+        self._still = self.still(now)
         self._current = index
         done = self.work_done()
         if self._warm is None:
             if warmed:
                 self._warm = (now, done)
+            self._still_from = now
             return
         self._last = (now, done)
+        rate = self.rate()
+        due = min(float(BATCH_SIZE), self.files[index].stage_left()) / rate if rate else 0.0
+        self._still_from = now + due  # the bar moves on at the pace until then (``_ahead``), then waits
+
+    def still(self, now: float) -> float:
+        """Seconds the bar stood still up to ``now``: from when the work the pace promised after an event was
+        done (one batch at most) until the next event."""
+        if self._still_from is None:
+            return self._still
+        return self._still + max(0.0, now - self._still_from)
 
     def work(self) -> float:
         return sum(f.work() for f in self.files)
@@ -228,8 +249,16 @@ class ProgressMeter:
         return min(1.0, (file.work_done() + ahead) / file.work())
 
     def seconds_left(self, now: float) -> float | None:
-        """Seconds until the batch is done at the measured rate (None while it is unknown, or when done)."""
+        """Seconds until the batch is done at the measured rate (None while it is unknown, or when done), never
+        more than the last time left said plus the seconds the bar stood still since: a pace that drops shows
+        as a time left that stops counting down while a batch is late, not as a jump."""
         rate = self.rate()
         if rate is None or all(f.ended for f in self.files):
             return None
-        return max(0.0, (self.work() - self.work_done() - self._ahead(now)) / rate)
+        left = max(0.0, (self.work() - self.work_done() - self._ahead(now)) / rate)
+        still = self.still(now)
+        if self._shown is not None and now >= self._shown[0]:
+            _, said, still_then = self._shown
+            left = min(left, said + still - still_then)
+        self._shown = (now, left, still)
+        return left

@@ -5,6 +5,7 @@ from drag_core.app.figures.cards import cards_html
 from drag_core.app.figures.evaluation import per_query_figure, recall_vs_pages, sweep_figure
 from drag_core.app.figures.overlap import overlap_figure
 from drag_core.app.figures.sensitivity import sensitivity_html
+from drag_core.app.figures.step_table import step_table_html
 from drag_core.app.figures.steps import steps_figure
 from drag_core.app.figures.style import node_label, titled_label
 from drag_core.app.figures.tree import node_marks, selected_node_id, tree_figure
@@ -23,6 +24,7 @@ __all__ = [
     "selected_node_id",
     "sensitivity_html",
     "step_rows",
+    "step_table_html",
     "steps_figure",
     "sweep_figure",
     "titled_label",

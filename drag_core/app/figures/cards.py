@@ -1,6 +1,7 @@
 """The strategy cards of the Compare page: one HTML block, so a knob step redraws one element.
 
-Each result shows where it is (file, pages — a link that opens the page, highlighted, in the page viewer), its
+Each result shows where it is (file, pages — a link that opens the first page of its range, highlighted, in the
+page viewer; a section's best page, the one its snippet is from, is a link of its own named "best p.N"), its
 section title, its snippet (the sentences of its page that best match the question, the question's words
 marked; the summary when the page shares no word with it), its cosine and BM25 score with its rank in each
 list, and, one click away, its summary and fused score. A one-line legend says what the scores are. Every text
@@ -100,10 +101,12 @@ def _result_item(
 ) -> str:
     result = run.result
     page, found = run.snippets.get(node.id, (node, None))
-    shown = page.page_start
+    first, best = node.page_start, page.page_start
     where = html.escape(f"{node.file_name} · {page_span(node.page_start, node.page_end)}")
-    best = f" · best p.{shown}" if node.level and found and found.units else ""
-    head = f"<b>{rank}.</b> {open_link(node.file_name, shown, where)}{best} · L{node.level}{_label(marks, node, shown)}"
+    head = f"<b>{rank}.</b> {open_link(node.file_name, first, where)}{_label(marks, node, first)}"
+    if best != first and found and found.units:  # the snippet's page, one click away and named as such
+        head += f" · {open_link(node.file_name, best, f'best p.{best}')}{_label(marks, node, best)}"
+    head += f" · L{node.level}"
     title = f'<div class="title">{html.escape(node.title)}</div>' if node.title else ""
     if found and found.units:
         body = f'<div class="snippet">{snippet_html(page.text, found, SNIPPET_CHARS)}</div>'

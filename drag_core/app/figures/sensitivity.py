@@ -100,8 +100,8 @@ def _panel(step: Step) -> str:
 def sensitivity_html(result: SearchResult) -> str | None:
     """For each knee step of a search, in the places of its step panels: how many items every sensitivity of
     the slider would keep (the knee's rank in the tooltip), the current sensitivity marked — each step's own
-    detector, grid and sensitivity, as its trace records them (``knee-beam``'s pinned Kneedle S = 1 too).
-    None when no step was cut at a knee."""
+    detector, grid and sensitivity, as its trace records them. None when no step was cut at a knee. (The
+    Compare page draws none for a strategy whose knee the slider cannot move: ``compare.knee_pinned``.)"""
     steps = result.trace
     if not any(step.curve for step in steps):
         return None

@@ -37,8 +37,12 @@ CURVE_COLUMNS = 2
 #: Share of the figure's width between two panels: the left one's cosine ticks and the right one's RRF ticks.
 GAP = 0.24
 PANEL_PX, TICKS_PX, LINE_PX = 220, 60, 16
-#: Characters per line of a panel title: a 12 px title over the narrowest panel (~200 px) wraps there.
-LINE_CHARS = 28
+#: Characters per line of a panel title: a bold 12 px title (~7.5 px a character, more in capitals and
+#: digits: file names) over the narrowest panel (~188 px at a 1000 px window) wraps there.
+LINE_CHARS = 24
+#: Pixels between a panel's top and its title's last line: clear of the top tick label, which rises half its
+#: height above the panel.
+TITLE_GAP = 9
 #: Ticks on the rank axis at most (its labels never rotate).
 RANK_TICKS = 5
 
@@ -112,7 +116,7 @@ def steps_figure(result: SearchResult) -> go.Figure:
     steps = result.trace
     reasons = [explain(step) for step in steps]
     titles = [_title_lines(step, why) for step, why in zip(steps, reasons)]
-    title_px = LINE_PX * max((len(a) + len(b) for a, b in titles), default=2) + 16
+    title_px = LINE_PX * max((len(a) + len(b) for a, b in titles), default=2) + 12 + TITLE_GAP
     grid = _Grid(len(steps), title_px + PANEL_PX + TICKS_PX, title_px, PANEL_PX)
     layout = grid.layout(legend=True)
     data: list[dict[str, Any]] = []
@@ -151,7 +155,7 @@ def _title(lines: tuple[list[str], list[str]], why: CutReason, x: float, y: floa
         "yref": "paper",
         "xanchor": "center",
         "yanchor": "bottom",
-        "yshift": 4,
+        "yshift": TITLE_GAP,
         "showarrow": False,
         "font": {"size": 12},
     }

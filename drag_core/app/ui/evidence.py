@@ -80,9 +80,10 @@ def _move(step: int) -> None:
     st.session_state[VIEWER] = PageTarget(target.file_name, target.page + step)  # its own snippet there
 
 
-@st.dialog("Page", width="large")
+@st.dialog("Page", width="large", on_dismiss="rerun")
 def _viewer(query: str) -> None:
-    """The page viewer: which page, the label buttons, the page (image, or text with highlights)."""
+    """The page viewer: which page, the label buttons, the page (image, or text with highlights). Closing it
+    reruns what opened it, so the labels panel and the cards' badges show a label marked here at once."""
     target: PageTarget = st.session_state[VIEWER]
     try:
         shown = view_page(engine(), page_images(), target.file_name, target.page, query, target.spans)
