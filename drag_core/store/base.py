@@ -300,7 +300,6 @@ class NodeStore(ABC):
         missing from an older collection are added."""
         self.round_trips += 1
         existing = self._dense_size()
-        self._passages = None
         if existing is None:
             self._create(dim)
         elif existing != dim:
@@ -308,6 +307,7 @@ class NodeStore(ABC):
                 f"collection {self.collection} holds {existing}-d vectors but the dense model gives {dim}-d; "
                 "use another collection or store"
             )
+        self._passages = self._has_passages()  # known from here on, without another engine call
         indexed = self._indexed_fields()
         for name, schema in INDEXED_FIELDS:
             if name not in indexed:
