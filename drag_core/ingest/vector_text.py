@@ -236,10 +236,16 @@ def dense_vectors(
 def passage_vectors(
     passages: Sequence[list[str] | None], dense: np.ndarray, embed: Callable[[list[str]], np.ndarray]
 ) -> list[np.ndarray | None]:
-    """Each node's passage vectors from ``passage_texts`` (None: no passages), in one model call; a leaf whose
-    list is empty gets its page vector (its row of ``dense``) as its one passage."""
+    """Each node's passage vectors from ``passage_texts`` (None: no passages), in one model call (the texts in
+    order of length); a leaf whose list is empty gets its page vector (its row of ``dense``) as its one
+    passage."""
     texts = [text for p in passages for text in (p or ())]
-    embedded = embed(texts) if texts else np.zeros((0, dense.shape[1]), dtype=np.float32)
+    # shortest first: a batch is padded to its longest text, and a page's last passage and a short section's
+    # are much shorter than the rest
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    embedded = np.zeros((len(texts), dense.shape[1]), dtype=np.float32)
+    if texts:
+        embedded[order] = embed([texts[i] for i in order])
     out: list[np.ndarray | None] = []
     at = 0
     for i, texts_of in enumerate(passages):
