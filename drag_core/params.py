@@ -81,7 +81,7 @@ class SearchParams:
     knee_pool: int = 50
     span_merge: int = 0
     doc_breadth: int = 5
-    passages: str = "flat+seeds+pages+curve"
+    passages: str = "flat+pages+curve"
 
     def __post_init__(self) -> None:
         if self.score_source not in SCORE_SOURCES:
