@@ -147,6 +147,13 @@ class Engine:
         self.lease = Lease(seconds=settings.lease_seconds)
         self.originals = Originals(settings.layout.originals if settings.layout else None)
         self.store.ensure_collection(self._dense_dim())
+        if self.policy.passages != "off" and not self.store.holds_passages:
+            log.warning(
+                "collection %s was created before passages: its pages rank by their page vectors only, and "
+                "its documents stay listed as built with other vector settings; ingest into a new store (or "
+                "collection) to read whole pages",
+                self.store.collection,
+            )
         self.store.recover(self.lease)
 
     @property

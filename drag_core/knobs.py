@@ -174,6 +174,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob("max_iterations"),
     Knob("knee_pool"),
     Knob("span_merge"),
+    Knob("passages"),
 )
 
 #: ``SearchParams`` field → its CLI option.

@@ -14,7 +14,7 @@ from typing import Any
 from drag_core.fusion import DEFAULT_DENSE_WEIGHT, DEFAULT_RRF_K, rrf_weights
 from drag_core.knee import KNEE_METHODS, default_sensitivity
 
-__all__ = ["DEFAULT_KNEE_METHOD", "SCORE_SOURCES", "ScoreSource", "SearchParams"]
+__all__ = ["DEFAULT_KNEE_METHOD", "PASSAGE_USES", "SCORE_SOURCES", "ScoreSource", "SearchParams"]
 
 #: The detector ``adaptive`` and ``flat-knee`` cut with by default (its slider moves the cut step by step;
 #: measured in docs/evaluation.md, "The knee decides").
@@ -29,6 +29,11 @@ class ScoreSource(StrEnum):
 
 
 SCORE_SOURCES: tuple[str, ...] = tuple(ScoreSource)
+#: The rankings whose dense list can read a page's passages (its best passage, MaxSim) instead of its page
+#: vector: ``flat`` (the leaves ranking of flat, flat-dense and flat-knee), ``seeds`` and ``pages``
+#: (``adaptive``'s two rankings), and ``curve`` (a knee's cosine curve reads the best passages' cosines where
+#: its ranking read passages; without it, the page vectors' cosines).
+PASSAGE_USES = ("flat", "seeds", "pages", "curve")
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,9 @@ class SearchParams:
         doc_breadth: ``adaptive`` never drops a document that the first ``doc_breadth`` pages of the flat
             hybrid ranking show (flat top-k with k = ``doc_breadth``): each such document its answer lacks adds
             its best page there (0: off).
+        passages: which rankings read a page's passages instead of its page vector in their dense list: the
+            uses of ``PASSAGE_USES`` joined by ``+`` (``flat+pages``), or ``off``. An index without passages
+            ranks by page vectors whatever this says.
     """
 
     top_k: int = 5
@@ -73,6 +81,7 @@ class SearchParams:
     knee_pool: int = 50
     span_merge: int = 0
     doc_breadth: int = 5
+    passages: str = "flat+pages+curve"
 
     def __post_init__(self) -> None:
         if self.score_source not in SCORE_SOURCES:
@@ -87,6 +96,16 @@ class SearchParams:
         rrf_weights(self.dense_weight)  # 0 … 1, or a ValueError that says so
         if min(self.span_merge, self.doc_breadth) < 0:
             raise ValueError("span_merge and doc_breadth must be ≥ 0")
+        unknown = set(self.passage_uses) - set(PASSAGE_USES)
+        if unknown or not self.passages:
+            raise ValueError(
+                f"passages must be 'off' or uses of {PASSAGE_USES} joined by '+', not {self.passages!r}"
+            )
+
+    @property
+    def passage_uses(self) -> frozenset[str]:
+        """The uses ``passages`` names."""
+        return frozenset() if self.passages == "off" else frozenset(self.passages.split("+"))
 
     def with_(self, **changes: Any) -> SearchParams:
         """A copy with ``changes``; a new ``knee_method`` without a ``sensitivity`` takes that detector's

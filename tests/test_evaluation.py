@@ -325,7 +325,9 @@ def test_cli_eval_measures_bm25_avg_len_on_the_corpus_and_keeps_that_index_apart
     assert main(["eval", str(page_dataset), "--strategies", "flat-sparse", *options]) == 0
     folders = sorted(p.name for p in (tmp_path / "tiny-pages").iterdir() if p.is_dir())
     assert folders == [
-        f"dense-centroid-sparse-subtree-bm25-k1-0-9-b-0-4-avg-len-{avg_len:g}-pdf-pdfium".replace(".", "-")
+        f"dense-centroid-sparse-subtree-passages-plain-bm25-k1-0-9-b-0-4-avg-len-{avg_len:g}-pdf-pdfium".replace(
+            ".", "-"
+        )
     ]
     manifest = json.loads((tmp_path / "tiny-pages" / folders[0] / "manifest.json").read_text())
     assert manifest["sparse_model"] == f"Qdrant/bm25(k1=0.9,b=0.4,avg_len={avg_len:g})"

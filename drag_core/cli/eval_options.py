@@ -17,7 +17,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from drag_core.ingest.vector_text import PARENT_DENSE_CHOICES, PARENT_SPARSE_CHOICES, VectorPolicy
+from drag_core.ingest.vector_text import (
+    PARENT_DENSE_CHOICES,
+    PARENT_SPARSE_CHOICES,
+    PASSAGE_CHOICES,
+    VectorPolicy,
+)
 from drag_core.search import DEFAULT_STRATEGIES
 
 __all__ = ["CORPUS", "add_parsers"]
@@ -45,6 +50,12 @@ def add_parsers(sub: Any) -> None:
     common.add_argument("--index", help="index folder (default data/eval/<data set>/<vector policy>)")
     common.add_argument("--parent-dense", choices=PARENT_DENSE_CHOICES, default=VectorPolicy.parent_dense)
     common.add_argument("--parent-sparse", choices=PARENT_SPARSE_CHOICES, default=VectorPolicy.parent_sparse)
+    common.add_argument(
+        "--leaf-passages",
+        choices=PASSAGE_CHOICES,
+        default=VectorPolicy.passages,
+        help="the leaves' passage vectors: under the file's title, also under the section heading, or none",
+    )
     common.add_argument("--bm25-k1", type=float, help="BM25 k1 (default DRAG_BM25_K1 or 1.2)")
     common.add_argument("--bm25-b", type=float, help="BM25 b (default DRAG_BM25_B or 0.75)")
     common.add_argument(

@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from typing import Any
 
 from drag_core.config import DEFAULT_SPARSE_MODEL
@@ -27,8 +28,16 @@ from drag_core.ingest.report import (
     StaleReason,
     stop_if_asked,
 )
+from drag_core.ingest.sections import Sections
 from drag_core.ingest.tree import TREE_VERSION, build_tree, plan_tree
-from drag_core.ingest.vector_text import VectorPolicy, dense_count, dense_vectors, sparse_texts
+from drag_core.ingest.vector_text import (
+    VectorPolicy,
+    dense_count,
+    dense_vectors,
+    passage_texts,
+    passage_vectors,
+    sparse_texts,
+)
 from drag_core.models.embeddings import Embedder
 from drag_core.store import NodeStore
 from drag_core.store.lease import Lease
@@ -84,7 +93,8 @@ class Ingestor:
     """Runs the pipeline for loaded documents against one store.
 
     Attributes:
-        store, embedder, describer, policy: the parts it wires together.
+        store, embedder, describer, policy: the parts it wires together (``policy`` as the store can hold it:
+            without passages in a collection created before them).
         corpus: the term statistics of the indexed documents keywords are weighed against.
         lock: held around store calls only, so searches go on while pages are described and embedded.
         lease: stamped on every point written (None: no lease, a single writer).
@@ -103,7 +113,7 @@ class Ingestor:
         self.store = store
         self.embedder = embedder
         self.describer = describer
-        self.policy = policy
+        self.policy = policy if store.holds_passages else replace(policy, passages="off")
         self.corpus = corpus
         self.lock = lock if lock is not None else nullcontext()
         self.lease = lease
@@ -149,10 +159,24 @@ class Ingestor:
         report.nodes = len(nodes)
         report.fallbacks = sum(1 for n in nodes if n.fallback_reason)
         with timer("vectors"):  # counted in texts the dense model embeds, the unit of its batches
-            embedded = dense_count(nodes, self.policy)
+            sections = Sections(document.outline, len(document.pages))
+            passages = passage_texts(nodes, self.policy, bodies, sections, self.embedder)
+            embedded = dense_count(nodes, self.policy, passages)
+            own = dense_count(nodes, self.policy)
             stage("vectors")(0, embedded)
+            report_vectors = stage("vectors")
             dense = dense_vectors(
-                nodes, self.policy, lambda texts: self.embedder.dense(texts, stage("vectors")), bodies
+                nodes,
+                self.policy,
+                lambda texts: self.embedder.dense(texts, lambda done, _: report_vectors(done, embedded)),
+                bodies,
+            )
+            passage_dense = passage_vectors(
+                passages,
+                dense,
+                lambda texts: self.embedder.dense(
+                    texts, lambda done, _: report_vectors(own + done, embedded)
+                ),
             )
             sparse = self.embedder.sparse(sparse_texts(nodes, self.policy, bodies))
             stage("vectors")(embedded, embedded)
@@ -165,7 +189,7 @@ class Ingestor:
             )  # again: another session may have written it meanwhile
             if same is not None:  # same content built another way: its point ids are ours, so clear it first
                 self.store.delete_document(same.doc_id, same.file_name)
-            self.store.write_document(nodes, dense, sparse, self.lease)
+            self.store.write_document(nodes, dense, sparse, self.lease, passage_dense)
             self.corpus.added(key, counts)
             for old in previous:
                 if old.doc_id != document.doc_id:

@@ -81,6 +81,15 @@ class Sections:
         names = SECTIONS_JOINED.join(dict.fromkeys(path[-1] for path in starting))
         return " › ".join([*shared[-(BREADCRUMB - 1) :], names])
 
+    def starts_on(self, page: int) -> list[tuple[str, str]]:
+        """The sections starting on page ``page`` (0-based), in outline order: each one's own title and its
+        title as a node shows it (its path, at most ``BREADCRUMB`` levels)."""
+        return [
+            (entry.title, " › ".join(path[-BREADCRUMB:]))
+            for entry, path in zip(self.entries, self._paths)
+            if entry.page == page
+        ]
+
     def span_title(self, first: int, last: int) -> str:
         """The title of a node over pages ``first … last`` (0-based, inclusive)."""
         paths = [self._page_paths[first]]

@@ -9,6 +9,11 @@
   docs/evaluation.md).
 * Leaves: dense and sparse read the page's body — its text without the document's running headers and
   footers (``running_lines``) — (MiniLM reads the first 256 word pieces; BM25 all of it).
+* Leaves, ``passages`` (issue 26): the page body cut into passages of at most the dense model's word pieces,
+  at the sections that start on the page first (``ingest.passages``), each embedded under the file's title
+  (``"plain"``) or under the title and its section's heading (``"heading"``); stored as the leaf's
+  ``passages`` multivector, which a ranking can read by MaxSim instead of the page vector. A page whose one
+  passage is its whole dense text reuses the page vector (no model call); ``"off"`` builds none.
 * Parents, ``parent_dense``: ``"summary"`` embeds title + summary + keywords; ``"centroid"`` takes the normalised
   mean of the children's dense vectors (so a parent sits among its pages).
 * Parents, ``parent_sparse``: ``"summary"`` indexes title + keywords + summary; ``"subtree"`` indexes all the page
@@ -24,18 +29,26 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import Protocol
 
 import numpy as np
 
+from drag_core.ingest.passages import Passage, cut_passages, section_starts
+from drag_core.ingest.sections import Sections
 from drag_core.types import Node
 
 __all__ = [
     "PARENT_DENSE_CHOICES",
     "PARENT_SPARSE_CHOICES",
+    "PASSAGE_CHOICES",
+    "PieceCounter",
     "VectorPolicy",
     "dense_count",
     "dense_vectors",
     "leaf_text",
+    "page_passages",
+    "passage_texts",
+    "passage_vectors",
     "sparse_texts",
     "title_of",
     "titled",
@@ -43,6 +56,7 @@ __all__ = [
 
 PARENT_DENSE_CHOICES = ("summary", "centroid")
 PARENT_SPARSE_CHOICES = ("summary", "subtree")
+PASSAGE_CHOICES = ("off", "plain", "heading")
 
 
 @dataclass(frozen=True)
@@ -52,18 +66,46 @@ class VectorPolicy:
     Attributes:
         parent_dense: ``"summary"`` or ``"centroid"``.
         parent_sparse: ``"summary"`` or ``"subtree"``.
+        passages: the leaves' passages: ``"plain"`` (under the file's title), ``"heading"`` (and the section's
+            heading) or ``"off"`` (none: the page vector is a leaf's only dense vector).
     """
 
     parent_dense: str = "centroid"
     parent_sparse: str = "subtree"
+    passages: str = "plain"
 
     def __post_init__(self) -> None:
-        if self.parent_dense not in PARENT_DENSE_CHOICES or self.parent_sparse not in PARENT_SPARSE_CHOICES:
+        if (
+            self.parent_dense not in PARENT_DENSE_CHOICES
+            or self.parent_sparse not in PARENT_SPARSE_CHOICES
+            or self.passages not in PASSAGE_CHOICES
+        ):
             raise ValueError(f"unknown vector policy {self}")
 
     @property
     def identity(self) -> str:
-        return f"dense={self.parent_dense},sparse={self.parent_sparse}"
+        """The policy in one string, recorded on every root (a document built without passages has the
+        identity of the policy before them)."""
+        passages = "" if self.passages == "off" else f",passages={self.passages}"
+        return f"dense={self.parent_dense},sparse={self.parent_sparse}{passages}"
+
+
+class PieceCounter(Protocol):
+    """The dense model's tokenizer as the passage cut reads it (``Embedder`` is one)."""
+
+    @property
+    def max_pieces(self) -> int:
+        """Word pieces the model reads of a text, special tokens included."""
+        ...
+
+    @property
+    def special_pieces(self) -> int:
+        """Special tokens added to every text."""
+        ...
+
+    def piece_starts(self, text: str) -> list[int]:
+        """Where each word piece of ``text`` begins."""
+        ...
 
 
 def title_of(file_name: str) -> str:
@@ -119,9 +161,53 @@ def _dense_text(node: Node, policy: VectorPolicy, bodies: Sequence[str]) -> str 
     return _described(node, sparse=False) if policy.parent_dense == "summary" else None
 
 
-def dense_count(nodes: Sequence[Node], policy: VectorPolicy) -> int:
+def page_passages(
+    node: Node, bodies: Sequence[str], sections: Sections, tokenizer: PieceCounter, headed: bool
+) -> list[Passage]:
+    """The passages of a leaf's page body (``ingest.passages``): cut at the sections starting on the page, each
+    at most as long as the dense model reads once the file's title (and, ``headed``, the section's heading)
+    and the special tokens are counted."""
+    page = node.page_start - 1
+    body = bodies[page]
+    before = sections.page_title(page - 1) if page > 0 else ""
+    starts = section_starts(body, sections.starts_on(page), before)
+    prefix = max(
+        len(tokenizer.piece_starts(titled(node.file_name, "", s.heading if headed else ""))) for s in starts
+    )
+    budget = tokenizer.max_pieces - tokenizer.special_pieces - prefix
+    return cut_passages(body, tokenizer.piece_starts(body), budget, starts)
+
+
+def passage_texts(
+    nodes: Sequence[Node],
+    policy: VectorPolicy,
+    bodies: Sequence[str],
+    sections: Sections,
+    tokenizer: PieceCounter,
+) -> list[list[str] | None]:
+    """The dense texts of each node's passages (``page_passages``): None for a parent or with passages off;
+    [] for a leaf whose page vector is its one passage (an empty body, or a page read whole already)."""
+    if policy.passages == "off":
+        return [None] * len(nodes)
+    headed = policy.passages == "heading"
+    out: list[list[str] | None] = []
+    for node in nodes:
+        if node.level != 0:
+            out.append(None)
+            continue
+        cut = page_passages(node, bodies, sections, tokenizer, headed)
+        texts = [titled(node.file_name, p.text, p.heading if headed else "") for p in cut]
+        whole = " ".join(leaf_text(node, bodies, sparse=False).split())
+        out.append([] if [" ".join(t.split()) for t in texts] in ([], [whole]) else texts)
+    return out
+
+
+def dense_count(
+    nodes: Sequence[Node], policy: VectorPolicy, passages: Sequence[list[str] | None] = ()
+) -> int:
     """How many texts ``dense_vectors`` gives the model: the ingest's count of its vectors stage."""
-    return sum(1 for n in nodes if n.level == 0 or policy.parent_dense == "summary")
+    own = sum(1 for n in nodes if n.level == 0 or policy.parent_dense == "summary")
+    return own + sum(len(p or ()) for p in passages)
 
 
 def dense_vectors(
@@ -145,3 +231,27 @@ def dense_vectors(
             mean = vectors[[index[c] for c in node.child_ids]].mean(axis=0)
             vectors[i] = mean / (np.linalg.norm(mean) or 1.0)
     return vectors
+
+
+def passage_vectors(
+    passages: Sequence[list[str] | None], dense: np.ndarray, embed: Callable[[list[str]], np.ndarray]
+) -> list[np.ndarray | None]:
+    """Each node's passage vectors from ``passage_texts`` (None: no passages), in one model call (the texts in
+    order of length); a leaf whose list is empty gets its page vector (its row of ``dense``) as its one
+    passage."""
+    texts = [text for p in passages for text in (p or ())]
+    # shortest first: a batch is padded to its longest text, and a page's last passage and a short section's
+    # are much shorter than the rest
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    embedded = np.zeros((len(texts), dense.shape[1]), dtype=np.float32)
+    if texts:
+        embedded[order] = embed([texts[i] for i in order])
+    out: list[np.ndarray | None] = []
+    at = 0
+    for i, texts_of in enumerate(passages):
+        if texts_of is None:
+            out.append(None)
+        else:
+            out.append(embedded[at : at + len(texts_of)] if texts_of else dense[i : i + 1])
+            at += len(texts_of)
+    return out

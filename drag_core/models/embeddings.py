@@ -96,6 +96,45 @@ class Embedder:
             self._sparse = SparseTextEmbedding(sparse_model)
         self.dim = int(self.dense(["dimension probe"]).shape[1])
         self.embedded = 0  # the probe is not a document
+        self._pieces: Any = None
+
+    def _tokenizer(self) -> Any:
+        """The dense model's own tokenizer, without its truncation and padding (loaded on first use)."""
+        if self._pieces is None:
+            from tokenizers import Tokenizer
+
+            model = self._dense.model
+            if getattr(model, "tokenizer", None) is None:  # fastembed loads it with the model, lazily
+                model._ensure_tokenizer()
+            own = model.tokenizer
+            self._max_pieces = int((own.truncation or {}).get("max_length", 512))
+            tokenizer = Tokenizer.from_str(own.to_str())
+            tokenizer.no_truncation()
+            tokenizer.no_padding()
+            self._specials = len(tokenizer.encode("").ids)
+            self._pieces = tokenizer
+        return self._pieces
+
+    @property
+    def max_pieces(self) -> int:
+        """How many word pieces the dense model reads of a text, special tokens included (MiniLM: 256)."""
+        self._tokenizer()
+        return self._max_pieces
+
+    @property
+    def special_pieces(self) -> int:
+        """The special tokens the dense model adds to every text ([CLS] and [SEP]: 2)."""
+        self._tokenizer()
+        return self._specials
+
+    def piece_starts(self, text: str) -> list[int]:
+        """Where each word piece of ``text`` begins (character offsets, special tokens left out)."""
+        encoding = self._tokenizer().encode(text, add_special_tokens=False)
+        return [start for start, _ in encoding.offsets]
+
+    def pieces(self, text: str) -> int:
+        """How many word pieces the dense model sees in ``text``, special tokens included, untruncated."""
+        return len(self._tokenizer().encode(text).ids)
 
     @property
     def sparse_identity(self) -> str:

@@ -33,18 +33,34 @@ class Adaptive:
     the flat ranking shows."""
 
     name = "adaptive"
-    params = ("roots", "rrf_k", "dense_weight", "knee_pool", "span_merge", "doc_breadth", *KNEE_PARAMS)
+    params = (
+        "roots",
+        "rrf_k",
+        "dense_weight",
+        "knee_pool",
+        "span_merge",
+        "doc_breadth",
+        "passages",
+        *KNEE_PARAMS,
+    )
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         p = ctx.params
         (seeds,) = ctx.rank(
-            [Scope(kind=ScopeKind.LEAVES, limit=FUSION_DEPTH)], StepKind.SEEDS, ["seed pages (all documents)"]
+            [Scope(kind=ScopeKind.LEAVES, limit=FUSION_DEPTH, dense=ctx.dense_of("seeds"))],
+            StepKind.SEEDS,
+            ["seed pages (all documents)"],
         )
         kept = ctx.knee_cut(seeds, cap=p.roots, cap_name=Bound.ROOTS)
         docs = tuple(dict.fromkeys(c.doc_id for c in kept))
         files = ", ".join(dict.fromkeys(c.file_name for c in kept))
         scope = Scope(
-            kind=ScopeKind.LEAVES, docs=docs, limit=p.knee_pool, depth=FUSION_DEPTH, scoped_idf=True
+            kind=ScopeKind.LEAVES,
+            docs=docs,
+            limit=p.knee_pool,
+            dense=ctx.dense_of("pages"),
+            depth=FUSION_DEPTH,
+            scoped_idf=True,
         )
         (pages,) = ctx.rank([scope], StepKind.PAGES, [f"pages of {files}"])
         final = ctx.knee_cut(pages)

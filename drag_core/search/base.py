@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from drag_core.fusion import DEFAULT_DENSE_WEIGHT
 from drag_core.knee import find_knee
 from drag_core.params import ScoreSource, SearchParams
-from drag_core.store import DENSE, Candidate, NodeStore, QueryVectors, Scope
+from drag_core.store import DENSE, PASSAGES, Candidate, NodeStore, QueryVectors, Scope
 from drag_core.types import Node
 
 __all__ = [
@@ -120,6 +120,7 @@ class Step:
         call: which Qdrant call of the search ranked it (steps of one generation share a call).
         kind: what was ranked (see ``StepKind``).
         node_id: the node the ranking is about (the parent of a ``PARENT`` step), else None.
+        dense: the vector its dense list read (``DENSE``: page vectors; ``PASSAGES``: the best passages).
     """
 
     name: str
@@ -142,6 +143,7 @@ class Step:
     call: int = 0
     kind: StepKind = StepKind.RANKING
     node_id: int | None = None
+    dense: str = DENSE
 
     def keep(self, kept: Sequence[Candidate]) -> list[Candidate]:
         """Record the candidates the strategy kept from this ranking; every other one is eliminated (by the
@@ -258,10 +260,29 @@ class SearchContext:
         self.calls += 1
         share = ms / max(1, len(rankings))
         about = list(node_ids) if node_ids is not None else [None] * len(rankings)
+        held = self.store.holds_passages
         return [
-            Step(name, ranking, ms=share, call=self.calls, kind=kind, node_id=node_id)
-            for name, ranking, node_id in zip(names, rankings, about, strict=True)
+            Step(
+                name,
+                ranking,
+                ms=share,
+                call=self.calls,
+                kind=kind,
+                node_id=node_id,
+                dense=scope.dense if held else DENSE,
+            )
+            for name, ranking, node_id, scope in zip(names, rankings, about, scopes, strict=True)
         ]
+
+    def dense_of(self, use: str) -> str:
+        """The vector the dense list of the ranking ``use`` (one of ``params.PASSAGE_USES``) reads."""
+        return PASSAGES if use in self.params.passage_uses else DENSE
+
+    def _cosines(self, ids: tuple[int, ...], dense: str) -> dict[int, float | None]:
+        """The cosines of these points by the vector ``dense``, in one more Qdrant call."""
+        scope = Scope(ids=ids, limit=len(ids), using=(DENSE,), dense=dense)
+        (found,), _ = self.store.rank(self.query, [scope], self.params.rrf_k)
+        return {c.id: c.dense_score for c in found}
 
     def add_cosines(self, step: Step) -> None:
         """Give every candidate its cosine: those only the sparse list brought in get it from one more Qdrant
@@ -269,13 +290,20 @@ class SearchContext:
         missing = tuple(c.id for c in step.candidates if c.dense_score is None)
         if not missing:
             return
-        scope = Scope(ids=missing, limit=len(missing), using=(DENSE,))
-        (found,), _ = self.store.rank(self.query, [scope], self.params.rrf_k)
-        cosine = {c.id: c.dense_score for c in found}
+        cosine = self._cosines(missing, step.dense)
         step.candidates = [
             c if c.dense_score is not None else replace(c, dense_score=cosine.get(c.id))
             for c in step.candidates
         ]
+
+    def cosine_curve(self, step: Step) -> list[float]:
+        """The sorted cosines a knee reads: the step's own dense scores, or, where its ranking read passages
+        and the ``curve`` use is off, the page vectors' cosines of its candidates."""
+        if step.dense == PASSAGES and "curve" not in self.params.passage_uses and step.candidates:
+            cosine = self._cosines(tuple(c.id for c in step.candidates), DENSE)
+            return sorted((cosine.get(c.id) or 0.0 for c in step.candidates), reverse=True)
+        self.add_cosines(step)
+        return sorted((c.dense_score or 0.0 for c in step.candidates), reverse=True)
 
     def knee_cut(
         self, step: Step, rule: KneeRule | None = None, cap: int | None = None, cap_name: str = "cap"
@@ -286,8 +314,7 @@ class SearchContext:
         cut, the bound that set it, and what it kept."""
         rule = rule or KneeRule.of(self.params)
         if rule.source is ScoreSource.DENSE:
-            self.add_cosines(step)
-            curve = sorted((c.dense_score or 0.0 for c in step.candidates), reverse=True)
+            curve = self.cosine_curve(step)
         else:
             curve = [c.fused for c in step.candidates]
         uppers = [

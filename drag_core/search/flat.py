@@ -24,7 +24,8 @@ class Flat:
         self.name = name
         self.using = using
         #: The fusion's weight matters only where two lists are fused.
-        self.params = ("top_k", "rrf_k", "dense_weight") if len(using) > 1 else ("top_k", "rrf_k")
+        fused = ("top_k", "rrf_k", "dense_weight") if len(using) > 1 else ("top_k", "rrf_k")
+        self.params = (*fused, "passages") if DENSE in using else fused
 
     @property
     def description(self) -> str:
@@ -35,7 +36,13 @@ class Flat:
         return f"top-k pages by {vector} alone: an anchor for published numbers"
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
-        scope = Scope(kind=ScopeKind.LEAVES, limit=ctx.params.top_k, using=self.using, depth=FUSION_DEPTH)
+        scope = Scope(
+            kind=ScopeKind.LEAVES,
+            limit=ctx.params.top_k,
+            using=self.using,
+            dense=ctx.dense_of("flat"),
+            depth=FUSION_DEPTH,
+        )
         (step,) = ctx.rank([scope], StepKind.LEAVES, ["leaves"])
         return step.keep(step.candidates), [step]
 
@@ -44,9 +51,11 @@ class FlatKnee:
     """The top ``knee_pool`` leaves cut at the knee of their score curve."""
 
     name = "flat-knee"
-    params = ("knee_pool", "rrf_k", "dense_weight", *KNEE_PARAMS)
+    params = ("knee_pool", "rrf_k", "dense_weight", "passages", *KNEE_PARAMS)
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
-        scope = Scope(kind=ScopeKind.LEAVES, limit=ctx.params.knee_pool, depth=FUSION_DEPTH)
+        scope = Scope(
+            kind=ScopeKind.LEAVES, limit=ctx.params.knee_pool, dense=ctx.dense_of("flat"), depth=FUSION_DEPTH
+        )
         (step,) = ctx.rank([scope], StepKind.LEAVES, ["leaves"])
         return ctx.knee_cut(step), [step]

@@ -31,6 +31,7 @@ __all__ = [
     "INDEXED_FIELDS",
     "LEAVES",
     "LISTING_FIELDS",
+    "PASSAGES",
     "ROOTS",
     "SCROLL_PAGE",
     "SPARSE",
@@ -55,6 +56,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DENSE, SPARSE = "dense", "sparse"
+#: A leaf's passages (issue 26): one dense vector per passage of its page, compared by MaxSim (the best
+#: passage's cosine). Parents have none; a collection created before them has no such vector at all.
+PASSAGES = "passages"
 UPSERT_BATCH = 128
 SCROLL_PAGE = 512
 #: Fused results read past a ranking's depth, so ties at its last place are broken by ``candidates``, never by
@@ -124,7 +128,11 @@ class Scope:
         ids: the point ids to rank (``HasIdCondition``); None to use ``kind``.
         kind: a ``ScopeKind`` when ``ids`` is None.
         limit: how many results to return.
-        using: the named vectors fused (both by default; one of them ranks by that vector alone).
+        using: the named vectors fused (both by default; one of them ranks by that vector alone), ``DENSE``
+            standing for the dense list whichever vector ``dense`` names.
+        dense: the vector the dense list reads: ``DENSE`` (the page vector) or ``PASSAGES`` (a leaf's best
+            passage; a collection without passages, and a point without them, rank by the page vector and
+            are left out of the list, respectively).
         docs: with ``kind``, only the nodes of these document versions (``doc_id``; empty: every document).
         depth: how deep each vector's list is read before fusion (None or less than ``limit``: ``limit``).
         scoped_idf: BM25 IDF counted over the scope's points instead of the whole collection.
@@ -134,6 +142,7 @@ class Scope:
     kind: ScopeKind | None = None
     limit: int = 10
     using: tuple[str, ...] = (DENSE, SPARSE)
+    dense: str = DENSE
     docs: tuple[str, ...] = ()
     depth: int | None = None
     scoped_idf: bool = False
@@ -155,7 +164,8 @@ class Candidate:
         id, parent_id, child_ids, level, file_name, page_start, page_end: from the node's payload.
         fused: RRF score computed by Qdrant.
         dense_rank, sparse_rank: 1-based rank in the dense and sparse lists (None: not in that list).
-        dense_score: cosine similarity of the dense vectors.
+        dense_score: cosine similarity of the dense vectors (of the query and the best passage, where the
+            ranking read passages).
         doc_id: the document version the node belongs to.
         sparse_score: BM25 score (term weights × the store's IDF; None: not in the sparse list).
     """
@@ -200,12 +210,14 @@ class Hit:
 
 @dataclass(frozen=True)
 class NodePoint:
-    """One node ready to be written: id, vectors and payload (``sparse`` None when the text has no terms)."""
+    """One node ready to be written: id, vectors and payload (``sparse`` None when the text has no terms;
+    ``passages`` None for a parent, or where the collection holds none)."""
 
     id: int
     dense: list[float]
     sparse: SparseVector | None
     payload: dict[str, Any]
+    passages: list[list[float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -249,9 +261,10 @@ def ranking_requests(
     weights = rrf_weights(dense_weight)
     by_name = dict(zip((DENSE, SPARSE), weights or (), strict=False))
     fused_weights = tuple(by_name[name] for name in scope.using) if weights else None
+    using = tuple(scope.dense if name == DENSE else name for name in scope.using)
     return (
-        Request(where, depth + TIE_MARGIN, scope.using, qdrant_rrf_k(rrf_k), depth, idf, fused_weights),
-        Request(where, depth, (DENSE,)),
+        Request(where, depth + TIE_MARGIN, using, qdrant_rrf_k(rrf_k), depth, idf, fused_weights),
+        Request(where, depth, (scope.dense,)),
         Request(where, depth, (SPARSE,), idf=idf),
     )
 
@@ -270,6 +283,16 @@ class NodeStore(ABC):
     def __init__(self, collection: str) -> None:
         self.collection = collection
         self.round_trips = 0
+        self._passages: bool | None = None
+
+    @property
+    def holds_passages(self) -> bool:
+        """Whether the collection has the ``PASSAGES`` vector (one created before it has not: its leaves rank
+        by their page vectors, and nothing written to it carries passages)."""
+        if self._passages is None:
+            self.round_trips += 1
+            self._passages = self._dense_size() is not None and self._has_passages()
+        return self._passages
 
     # -- collection --------------------------------------------------------------------------------------
     def ensure_collection(self, dim: int) -> None:
@@ -284,6 +307,7 @@ class NodeStore(ABC):
                 f"collection {self.collection} holds {existing}-d vectors but the dense model gives {dim}-d; "
                 "use another collection or store"
             )
+        self._passages = self._has_passages()  # known from here on, without another engine call
         indexed = self._indexed_fields()
         for name, schema in INDEXED_FIELDS:
             if name not in indexed:
@@ -301,15 +325,19 @@ class NodeStore(ABC):
         dense: np.ndarray,
         sparse: Sequence[SparseVector],
         lease: Lease | None = None,
+        passages: Sequence[np.ndarray | None] = (),
     ) -> None:
         """Upsert a document's nodes; the root goes last, alone, so its presence marks the document complete.
-        With a ``lease``, every batch carries the writer's id and a fresh heartbeat (see ``lease``)."""
+        With a ``lease``, every batch carries the writer's id and a fresh heartbeat (see ``lease``).
+        ``passages``: each node's passage vectors (None: none), written where the collection holds them."""
+        kept = list(passages) if passages and self.holds_passages else [None] * len(nodes)
         points = [
             NodePoint(
                 node.id,
                 np.asarray(dense[i], dtype=float).tolist(),
                 sparse[i] if sparse[i].indices else None,
                 node.payload(),
+                np.asarray(kept[i], dtype=float).tolist() if kept[i] is not None else None,
             )
             for i, node in enumerate(nodes)
         ]
@@ -418,6 +446,8 @@ class NodeStore(ABC):
         """
         if not scopes:
             return [], 0.0
+        if not self.holds_passages:
+            scopes = [replace(scope, dense=DENSE) for scope in scopes]
         requests = [r for scope in scopes for r in ranking_requests(scope, rrf_k, dense_weight)]
         started = time.perf_counter()
         self.round_trips += 1
@@ -443,7 +473,11 @@ class NodeStore(ABC):
 
     @abstractmethod
     def _create(self, dim: int) -> None:
-        """Create the collection with its named vectors."""
+        """Create the collection with its named vectors (``PASSAGES`` a MaxSim multivector)."""
+
+    @abstractmethod
+    def _has_passages(self) -> bool:
+        """Whether the existing collection has the ``PASSAGES`` vector."""
 
     @abstractmethod
     def _indexed_fields(self) -> set[str]:

@@ -15,6 +15,7 @@ from drag_core.config import IN_MEMORY, Settings
 from drag_core.store.base import (
     CANDIDATE_FIELDS,
     DENSE,
+    PASSAGES,
     SCROLL_PAGE,
     SPARSE,
     Fields,
@@ -97,12 +98,24 @@ class ClientStore(NodeStore):
         vectors = self.client.get_collection(self.collection).config.params.vectors
         return vectors[DENSE].size if isinstance(vectors, dict) and DENSE in vectors else 0
 
+    def _has_passages(self) -> bool:
+        vectors = self.client.get_collection(self.collection).config.params.vectors
+        return isinstance(vectors, dict) and PASSAGES in vectors
+
     def _create(self, dim: int) -> None:
         on_disk = self.layout.on_disk or None
         self.client.create_collection(
             self.collection,
             vectors_config={
-                DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE, on_disk=on_disk)
+                DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE, on_disk=on_disk),
+                PASSAGES: models.VectorParams(
+                    size=dim,
+                    distance=models.Distance.COSINE,
+                    on_disk=on_disk,
+                    multivector_config=models.MultiVectorConfig(
+                        comparator=models.MultiVectorComparator.MAX_SIM
+                    ),
+                ),
             },
             sparse_vectors_config={
                 SPARSE: models.SparseVectorParams(
@@ -128,6 +141,8 @@ class ClientStore(NodeStore):
             vectors: dict = {DENSE: point.dense}
             if point.sparse is not None:
                 vectors[SPARSE] = _sparse(point.sparse)
+            if point.passages is not None:
+                vectors[PASSAGES] = point.passages
             structs.append(models.PointStruct(id=point.id, vector=vectors, payload=point.payload))
         self.client.upsert(self.collection, points=structs, wait=True)
 
@@ -197,7 +212,9 @@ def _sparse(vector: SparseVector) -> models.SparseVector:
     return models.SparseVector(indices=vector.indices, values=vector.values)
 
 
-def _query_vector(query: QueryVectors, using: str) -> list[float] | models.SparseVector:
+def _query_vector(query: QueryVectors, using: str) -> list[float] | list[list[float]] | models.SparseVector:
+    if using == PASSAGES:  # a multivector query of one vector: the best passage's cosine
+        return [query.dense.tolist()]
     return query.dense.tolist() if using == DENSE else _sparse(query.sparse)
 
 

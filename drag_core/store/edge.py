@@ -18,7 +18,7 @@ import qdrant_edge as edge
 
 from drag_core.layout import StoreLayout
 from drag_core.store import base
-from drag_core.store.base import CANDIDATE_FIELDS, DENSE, SCROLL_PAGE, SPARSE, NodeStore
+from drag_core.store.base import CANDIDATE_FIELDS, DENSE, PASSAGES, SCROLL_PAGE, SPARSE, NodeStore
 
 __all__ = ["CONFIG_FILE", "SCHEMAS", "SEALED_KB", "EdgeStore"]
 
@@ -70,12 +70,24 @@ class EdgeStore(NodeStore):
         config = json.loads((self.folder / CONFIG_FILE).read_text())
         return int(config.get("vectors", {}).get(DENSE, {}).get("size", 0))
 
+    def _has_passages(self) -> bool:
+        config = json.loads((self.folder / CONFIG_FILE).read_text())
+        return PASSAGES in config.get("vectors", {})
+
     def _create(self, dim: int) -> None:
         """A shard whose sealed segments keep vectors and the sparse index on disk (``Memory.Cold``), as the
         payload is by default, and build no HNSW graph (``m = 0``): search stays exact."""
         cold = edge.Memory.Cold
         config = edge.EdgeConfig(
-            vectors={DENSE: edge.EdgeVectorParams(size=dim, distance=edge.Distance.Cosine, memory=cold)},
+            vectors={
+                DENSE: edge.EdgeVectorParams(size=dim, distance=edge.Distance.Cosine, memory=cold),
+                PASSAGES: edge.EdgeVectorParams(
+                    size=dim,
+                    distance=edge.Distance.Cosine,
+                    multivector_config=edge.MultiVectorConfig(edge.MultiVectorComparator.MaxSim),
+                    memory=cold,
+                ),
+            },
             sparse_vectors={SPARSE: edge.EdgeSparseVectorParams(modifier=edge.Modifier.Idf, memory=cold)},
             hnsw_config=edge.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
             optimizers=edge.EdgeOptimizersConfig(
@@ -105,6 +117,8 @@ class EdgeStore(NodeStore):
             vectors: dict[str, Any] = {DENSE: point.dense}
             if point.sparse is not None:
                 vectors[SPARSE] = edge.SparseVector(point.sparse.indices, point.sparse.values)
+            if point.passages is not None:
+                vectors[PASSAGES] = point.passages
             structs.append(edge.Point(point.id, vectors, point.payload))
         self.shard.update(edge.UpdateOperation.upsert_points(structs))
 
@@ -175,6 +189,8 @@ def _request(query: base.QueryVectors, request: base.Request) -> edge.QueryReque
 def _nearest(query: base.QueryVectors, using: str) -> edge.Query:
     if using == DENSE:
         return edge.Query.Nearest(query.dense.tolist(), using=DENSE)
+    if using == PASSAGES:  # a multivector query of one vector: the best passage's cosine
+        return edge.Query.Nearest([query.dense.tolist()], using=PASSAGES)
     return edge.Query.Nearest(edge.SparseVector(query.sparse.indices, query.sparse.values), using=SPARSE)
 
 
