@@ -39,6 +39,8 @@ SUMMARY_CHARS = 110
 HISTORY = "question_history"
 #: The walks' knobs (sliders; the knee's knobs are pinned): ranges, steps and words from ``drag_core.knobs``.
 WALK_KNOBS = [k for k in KNOBS.values() if k.widget == "slider" and not k.pinned]
+#: Sliders side by side: three keep a label of several words on two lines at 1000 px.
+KNOBS_PER_ROW = 3
 KEEP = KNOBS["keep_range"]
 
 st.title("Compare strategies")
@@ -71,7 +73,11 @@ def walk_knobs() -> dict[str, int]:
     """The knobs of the walks (a change reruns the page), each with what it does and the strategies that read
     it in its help (sliders aligned at the bottom, under labels of any length); defaults from
     ``SearchParams``."""
-    columns = st.columns(len(WALK_KNOBS), vertical_alignment="bottom")
+    columns = [
+        column
+        for row in range(0, len(WALK_KNOBS), KNOBS_PER_ROW)
+        for column in st.columns(KNOBS_PER_ROW, vertical_alignment="bottom")
+    ]
     values = {}
     for column, k in zip(columns, WALK_KNOBS):
         low, high = k.bounds  # a slider's entry has them (tests/test_knobs.py)
