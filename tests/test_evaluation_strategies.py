@@ -97,8 +97,10 @@ def test_add_cosines_fills_in_the_cosines_the_dense_list_did_not_bring(engine) -
     from drag_core.search import SearchContext, Step
 
     query = TOPICS["alpha.txt"][0]
-    ranked = engine.search(query, "flat", SearchParams(top_k=8)).trace[0].candidates
-    step = Step("leaves", [replace(c, dense_score=None) if i % 2 else c for i, c in enumerate(ranked)])
+    flat = engine.search(query, "flat", SearchParams(top_k=8)).trace[0]
+    ranked = flat.candidates
+    blanked = [replace(c, dense_score=None) if i % 2 else c for i, c in enumerate(ranked)]
+    step = Step("leaves", blanked, dense=flat.dense)  # the vector the ranking's dense list read
     before = engine.store.round_trips
     SearchContext(engine.store, engine.embed_query(query), SearchParams()).add_cosines(step)
     assert engine.store.round_trips == before + 1
@@ -119,7 +121,9 @@ def test_adaptive_never_drops_a_document_the_head_of_the_flat_ranking_shows(engi
     for query in BREADTH_QUERIES:
         narrow = engine.search(query, "adaptive", SearchParams(roots=1, doc_breadth=0))
         wide = engine.search(query, "adaptive", SearchParams(roots=1, doc_breadth=5))
-        flat = engine.search(query, "flat", SearchParams(top_k=5))
+        # breadth reads the seeds' ranking: flat's, with the dense vector the seeds read
+        seeds_read = "flat" if "seeds" in SearchParams().passage_uses else "off"
+        flat = engine.search(query, "flat", SearchParams(top_k=5, passages=seeds_read))
         assert wide.round_trips == narrow.round_trips, "breadth costs no Qdrant call"
         assert {n.doc_id for n in flat.nodes} <= {n.doc_id for n in wide.nodes}
         answer = [n.id for n in narrow.nodes]

@@ -4,6 +4,7 @@ server of ``build_server``), over stdio (``python -m drag_core mcp``) and over s
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import socket
 import subprocess
@@ -193,9 +194,15 @@ def test_documents_and_tree(engine: Engine) -> None:
 
 
 def _contents(folder: Path) -> dict[str, str]:
-    """Every file of a store and its hash (SQLite's -wal/-shm companions, created on open, left out)."""
+    """Every file of a store and its hash (SQLite's -wal/-shm companions, created on open, left out); a JSON
+    file by its content, keys sorted (Qdrant Edge writes a segment's ``segment.json`` again on every open, its
+    keys in another order each time once the collection holds a multivector)."""
     return {
-        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        str(p.relative_to(folder)): hashlib.sha256(
+            json.dumps(json.loads(p.read_bytes()), sort_keys=True).encode()
+            if p.suffix == ".json"
+            else p.read_bytes()
+        ).hexdigest()
         for p in sorted(folder.rglob("*"))
         if p.is_file() and not p.name.endswith(("-wal", "-shm"))
     }

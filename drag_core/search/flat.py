@@ -40,7 +40,7 @@ class Flat:
             kind=ScopeKind.LEAVES,
             limit=ctx.params.top_k,
             using=self.using,
-            dense=ctx.dense_of("flat"),
+            dense=ctx.dense_of("flat") if DENSE in self.using else DENSE,  # BM25 alone reads no dense list
             depth=FUSION_DEPTH,
         )
         (step,) = ctx.rank([scope], StepKind.LEAVES, ["leaves"])
