@@ -15,8 +15,8 @@ from llm_server import local_llm  # noqa: F401 - session fixture of the real-LLM
 
 from drag_core.app.glossary import KNOBS, PINNED
 from drag_core.app.url_state import KNOBS as ADDRESS_KNOBS
-from drag_core.knee import DEFAULT_SENSITIVITIES, SENSITIVITIES
-from drag_core.knobs import Widget
+from drag_core.knee import DEFAULT_SENSITIVITIES, KNEE_METHODS, SENSITIVITIES, WITHDRAWN
+from drag_core.knobs import OFFERED_METHODS, Widget, offered_curves
 from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams, readers
 
 COMPARE = "pages/compare.py"
@@ -292,3 +292,30 @@ def test_an_unreachable_llm_is_reported_with_a_retry(open_app, small_index_copy:
     at.button(key="answer_retry").click().run()
     no_exceptions(at)
     assert len(at.session_state["answers"]) == 1  # asked again, failed again, one entry
+
+
+def test_the_knee_menus_offer_no_detector_on_a_curve_where_its_slider_is_dead(
+    open_app, small_index_copy: Path
+) -> None:
+    at = open_app(small_index_copy, COMPARE)
+    no_exceptions(at)
+    assert any(WITHDRAWN.values()), "issue 28 withdrew some detector × curve combinations"
+    assert list(at.selectbox(key="knee_method").options) == list(OFFERED_METHODS)
+    for method in OFFERED_METHODS:
+        at.selectbox(key="knee_method").set_value(method).run()
+        no_exceptions(at)
+        curve = at.radio(key="score_source")
+        assert list(curve.options) == list(offered_curves(method)), method
+        assert curve.value in offered_curves(method), method
+        for source, why in WITHDRAWN[method].items():
+            assert why in curve.help, (method, source)
+    withdrawn = [(m, c) for m in KNEE_METHODS for c in WITHDRAWN[m]]
+    method, source = withdrawn[0]
+    if method in OFFERED_METHODS:  # an address asking for a withdrawn curve gets the detector on its own
+        at = open_app(small_index_copy)
+        at.query_params["knee_method"], at.query_params["score_source"] = method, source
+        at.switch_page(COMPARE).run()
+        no_exceptions(at)
+        assert at.selectbox(key="knee_method").value == method
+        assert at.radio(key="score_source").value in offered_curves(method)
+        assert any(f"score_source={source}" in w.value for w in at.warning)

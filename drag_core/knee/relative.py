@@ -26,13 +26,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DEFAULT_SENSITIVITY", "FLAT_TOLERANCE", "SENSITIVITIES", "detect"]
+__all__ = ["DEFAULT_SENSITIVITY", "WITHDRAWN", "FLAT_TOLERANCE", "SENSITIVITIES", "detect"]
 
 #: The slider's values: dense below the default, where most answers are 2–8 pages (0.05 → ~2–3 pages,
 #: 0.85 → ~16 on the development sets' ``adaptive`` answers).
 SENSITIVITIES: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.85)
 #: Chosen on SciFact train plus a fixed half of each page set (``docs/evaluation.md``).
 DEFAULT_SENSITIVITY = 0.5
+#: Curve (``score_source``) → why the app does not offer this detector on it (its slider cannot move the answer
+#: there, measured by ``bench/calibrate_sensitivities.py`` and ``eval``'s ``slider_response``); empty: every curve.
+WITHDRAWN: dict[str, str] = {}
 #: Relative tolerance (times ``max(1, |top|)``) for "no spread" and for an item lying exactly on the floor.
 FLAT_TOLERANCE = 1e-12
 
