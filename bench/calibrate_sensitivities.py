@@ -52,7 +52,7 @@ CANDIDATES: dict[str, tuple[float, ...]] = {
 
 
 #: A step that multiplies or divides an answer's size by more than this is one the grid avoids.
-STEP = 2.0
+STEP = 1.75
 
 
 def measure(dataset_path: str, out: str, split: str, limit: int | None, methods: list[str]) -> None:
@@ -157,7 +157,7 @@ def main() -> None:
     run.add_argument("--methods", nargs="+", default=list(KNEE_METHODS), choices=KNEE_METHODS)
     pick = commands.add_parser("choose", help="print the per-step response and the chosen grids")
     pick.add_argument("files", nargs="+")
-    pick.add_argument("--steps", type=int, default=16)
+    pick.add_argument("--steps", type=int, default=24)
     args = parser.parse_args()
     if args.command == "measure":
         measure(args.dataset, args.out, args.split, args.limit, args.methods)

@@ -25,9 +25,28 @@ __all__ = [
     "distances_below_chord",
 ]
 
-#: The slider's values, calibrated on train material by ``bench/calibrate_sensitivities.py`` (see there and
-#: docs/knee.md, "The Sensitivity slider"); a larger ``S`` keeps more.
-SENSITIVITIES: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+#: The slider's values, calibrated on sections-train by ``bench/calibrate_sensitivities.py`` (issue 28) on the
+#: dense curve, the only one it is offered on: from the smallest candidate on, each value is the farthest whose
+#: step changes at most a small share of ``adaptive``'s answers by more than 2×, the least share that fits 16
+#: steps; the default kept (docs/knee.md, "The Sensitivity slider"). A larger ``S`` keeps more.
+SENSITIVITIES: tuple[float, ...] = (
+    0.0,
+    0.3,
+    0.525,
+    0.6,
+    0.625,
+    0.9,
+    0.975,
+    1.0,
+    1.05,
+    1.075,
+    1.125,
+    1.225,
+    1.375,
+    1.4,
+    1.9,
+    2.0,
+)
 #: The deepest point of the sag (the same knee as before the slider was turned round, issue 28).
 DEFAULT_SENSITIVITY = 1.0
 #: Curve (``score_source``) → why the app does not offer this detector on it (its slider cannot move the answer

@@ -28,9 +28,32 @@ import numpy as np
 
 __all__ = ["DEFAULT_SENSITIVITY", "WITHDRAWN", "FLAT_TOLERANCE", "SENSITIVITIES", "detect"]
 
-#: The slider's values: dense below the default, where most answers are 2–8 pages (0.05 → ~2–3 pages,
-#: 0.85 → ~16 on the development sets' ``adaptive`` answers).
-SENSITIVITIES: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.85)
+#: The slider's values, calibrated on sections-train by ``bench/calibrate_sensitivities.py`` (issue 28): from the
+#: smallest candidate on, each value is the farthest whose step changes at most a small share of the
+#: (question, curve) answers of ``adaptive`` by more than 2×, on both curves, the least share that fits 16 steps;
+#: the default kept (docs/knee.md, "The Sensitivity slider").
+SENSITIVITIES: tuple[float, ...] = (
+    0.02,
+    0.07,
+    0.08,
+    0.11,
+    0.14,
+    0.17,
+    0.23,
+    0.31,
+    0.38,
+    0.43,
+    0.5,
+    0.53,
+    0.59,
+    0.66,
+    0.74,
+    0.78,
+    0.82,
+    0.87,
+    0.92,
+    1.5,
+)
 #: Chosen on SciFact train plus a fixed half of each page set (``docs/evaluation.md``).
 DEFAULT_SENSITIVITY = 0.5
 #: Curve (``score_source``) → why the app does not offer this detector on it (its slider cannot move the answer
