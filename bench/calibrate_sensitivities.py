@@ -8,9 +8,9 @@ and prints, per detector, the chosen slider grid and its response per curve:
 * the rows are the (question, curve) answer sizes over the candidates, for the curves the app offers the
   detector on (``drag_core.knobs.offered_curves``; a detector offered on none keeps its grid);
 * the grid walks the candidates from the smallest: each next value is the farthest one whose step changes at
-  most a share ``q`` of the rows' sizes by more than ``STEP`` (2) times — so every step moves answers by a
+  most a share ``q`` of the rows' sizes by more than ``STEP`` (1.75) times — so every step moves answers by a
   bounded ratio, and as far as that allows — and ``q`` is the least share that gives at most ``--steps``
-  values (16); the walk ends where no later candidate changes an answer;
+  values (24); the walk ends where no later candidate changes an answer;
 * the detector's default is always kept.
 
 Then, for the chosen grid, per curve: the mean distinct answer sizes, the share of questions with a step that

@@ -14,8 +14,8 @@ depends on each score only through ``(top - score) / (top - mean)``, adding a co
 multiplying them by a positive factor does not move the cut: one ``S`` means the same on a query whose
 cosines are all high as on one whose cosines are all low. Between two values of ``S`` the kept count
 changes by the number of items whose normalised drop lies between them, so the Sensitivity slider moves the
-cut step by step (measured on the development sets: 6–7 distinct answer sizes over the slider's values,
-where Kneedle gives about 2).
+cut step by step (measured on the development sets: 9–11 distinct answer sizes over the slider's values,
+where Kneedle gives about 3; docs/knee.md).
 
 ``S = 0`` keeps the top item (and exact ties with it); ``S = 1`` everything at or above the mean (about half
 of a 50-deep ranking); a larger ``S`` keeps at least as many items (monotone, the same direction as
@@ -30,8 +30,8 @@ __all__ = ["DEFAULT_SENSITIVITY", "WITHDRAWN", "FLAT_TOLERANCE", "SENSITIVITIES"
 
 #: The slider's values, calibrated on sections-train by ``bench/calibrate_sensitivities.py`` (issue 28): from the
 #: smallest candidate on, each value is the farthest whose step changes at most a small share of the
-#: (question, curve) answers of ``adaptive`` by more than 2×, on both curves, the least share that fits 16 steps;
-#: the default kept (docs/knee.md, "The Sensitivity slider").
+#: (question, curve) answers of ``adaptive`` by more than 1.75×, on both curves, the least share that fits 24
+#: values; the default kept (docs/knee.md, "The Sensitivity slider").
 SENSITIVITIES: tuple[float, ...] = (
     0.02,
     0.07,
