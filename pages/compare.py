@@ -26,10 +26,9 @@ from drag_core.app.compare import (
 )
 from drag_core.app.display import escape_markdown
 from drag_core.app.evidence import labels_of, page_marks
-from drag_core.app.glossary import KNOBS, TERMS, knob_help, knob_label
+from drag_core.app.glossary import KNOBS, OFFERED_METHODS, TERMS, knob_help, knob_label, offered_curves
 from drag_core.app.sample import SAMPLE_PDF, SAMPLE_QUERY
 from drag_core.app.url_state import asked, read_view, view_query, widget_values
-from drag_core.knobs import OFFERED_METHODS, offered_curves
 
 ui.page("pages/compare.py")
 

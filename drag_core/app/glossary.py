@@ -8,12 +8,24 @@ from __future__ import annotations
 
 from drag_core.app.compare import knob_readers
 from drag_core.knobs import KNOBS as REGISTRY
-from drag_core.knobs import Knob, withdrawn_words
+from drag_core.knobs import OFFERED_METHODS, Knob, offered_curves, withdrawn_words
 
-__all__ = ["KNOBS", "METRICS", "PINNED", "SENSITIVITY_WORDS", "TERMS", "Knob", "knob_help", "knob_label"]
+__all__ = [
+    "KNOBS",
+    "METRICS",
+    "OFFERED_METHODS",
+    "PINNED",
+    "SENSITIVITY_WORDS",
+    "TERMS",
+    "Knob",
+    "knob_help",
+    "knob_label",
+    "offered_curves",
+]
 
 
-#: The knobs the app shows, by widget key: their labels and words are in ``drag_core.knobs``.
+#: The knobs the app shows, by widget key: their labels and words are in ``drag_core.knobs`` (as are the
+#: detectors and curves it offers: ``OFFERED_METHODS``, ``offered_curves``).
 KNOBS: dict[str, Knob] = {knob.key: knob for knob in REGISTRY if knob.widget}
 #: What the sensitivity S means for each detector (docs/knee.md).
 SENSITIVITY_WORDS: dict[str, str] = {

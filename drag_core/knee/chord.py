@@ -28,7 +28,7 @@ __all__ = [
 #: The slider's values, calibrated on sections-train by ``bench/calibrate_sensitivities.py`` (issue 28) on the
 #: dense curve, the only one it is offered on: from the smallest candidate on, each value is the farthest whose
 #: step changes at most a small share of ``adaptive``'s answers by more than 1.75×, the least share that fits
-#: 24 values; the default kept (docs/knee.md, "The Sensitivity slider"). A larger ``S`` keeps more.
+#: 24 values; the default kept (docs/knee.md, "Every slider moves the answer"). A larger ``S`` keeps more.
 SENSITIVITIES: tuple[float, ...] = (
     0.0,
     0.3,

@@ -31,7 +31,7 @@ __all__ = ["DEFAULT_SENSITIVITY", "WITHDRAWN", "FLAT_TOLERANCE", "SENSITIVITIES"
 #: The slider's values, calibrated on sections-train by ``bench/calibrate_sensitivities.py`` (issue 28): from the
 #: smallest candidate on, each value is the farthest whose step changes at most a small share of the
 #: (question, curve) answers of ``adaptive`` by more than 1.75×, on both curves, the least share that fits 24
-#: values; the default kept (docs/knee.md, "The Sensitivity slider").
+#: values; the default kept (docs/knee.md, "Every slider moves the answer").
 SENSITIVITIES: tuple[float, ...] = (
     0.02,
     0.07,
