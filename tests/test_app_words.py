@@ -125,6 +125,9 @@ def test_every_knob_says_in_one_sentence_what_it_does_and_who_reads_it() -> None
     for term in ("levels", "fallbacks", "parent_dense", "parent_sparse"):
         assert TERMS[term]
     assert "same number of pages" in METRICS["gain_vs_flat"]
+    assert "for every detector a higher S keeps as many items or more" in knob_help(
+        "sensitivity"
+    )  # one direction
     for detector, words in SENSITIVITY_WORDS.items():  # the sensitivity says what S means for the detector
         assert f"The {detector} detector's S: {words}" in knob_help("sensitivity", detector)
         for curve, why in WITHDRAWN[detector].items():  # the curve says why the detector is not offered on it
