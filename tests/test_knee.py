@@ -256,6 +256,17 @@ def test_keep_never_exceeds_length() -> None:
 
 
 @pytest.mark.parametrize("method", KNEE_METHODS)
+def test_a_larger_sensitivity_never_keeps_fewer(method: str) -> None:
+    """One direction for every detector (issue 28), on random rankings with ties, past the slider's end."""
+    rng = np.random.default_rng(28)
+    sweep = np.linspace(0.0, 1.5 * max(GRIDS[method]), 91)
+    for _ in range(150):
+        scores = np.sort(np.round(rng.random(int(rng.integers(3, 60))) ** 2, 2))[::-1]
+        keeps = [find_knee(scores, method, float(s)).keep for s in sweep]
+        assert keeps == sorted(keeps), (method, scores.tolist())
+
+
+@pytest.mark.parametrize("method", KNEE_METHODS)
 def test_keep_within_bounds_on_random_rankings(method: str) -> None:
     rng = np.random.default_rng(99)
     for _ in range(200):
