@@ -11,10 +11,62 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from drag_core.knee import KNEE_METHODS
+from drag_core.knee import KNEE_METHODS, SENSITIVITIES, WITHDRAWN
 from drag_core.params import SCORE_SOURCES
 
-__all__ = ["ADDRESS", "BOUNDS", "CHOICES", "FLAGS", "KNOBS", "Knob", "Widget"]
+__all__ = [
+    "ADDRESS",
+    "BOUNDS",
+    "CHOICES",
+    "FLAGS",
+    "KNOBS",
+    "OFFERED_METHODS",
+    "SENSITIVITY_BOUNDS",
+    "Knob",
+    "Widget",
+    "offered",
+    "offered_curves",
+    "sensitivity_bounds",
+    "withdrawn_words",
+]
+
+
+def sensitivity_bounds(method: str | None = None) -> tuple[float, float]:
+    """What an address may set as the sensitivity of ``method``: from 0 to the largest value its slider offers
+    (of any detector's slider when None)."""
+    grids = SENSITIVITIES.values() if method is None else (SENSITIVITIES[method],)
+    return (0.0, max(max(grid) for grid in grids))
+
+
+SENSITIVITY_BOUNDS = sensitivity_bounds()
+
+
+def offered(method: str, curve: str) -> bool:
+    """Whether the app offers knee detector ``method`` on ``curve`` (a ``score_source``): not when its slider
+    cannot move the answer there (``drag_core.knee.WITHDRAWN``)."""
+    return method in KNEE_METHODS and curve in SCORE_SOURCES and curve not in WITHDRAWN[method]
+
+
+def offered_curves(method: str) -> tuple[str, ...]:
+    """The curves the app offers ``method`` on, in ``SCORE_SOURCES``' order."""
+    return tuple(curve for curve in SCORE_SOURCES if offered(method, curve))
+
+
+#: The detectors the app offers: those offered on at least one curve, in registry order.
+OFFERED_METHODS: tuple[str, ...] = tuple(m for m in KNEE_METHODS if offered_curves(m))
+
+
+def withdrawn_words(method: str | None = None) -> str:
+    """Why detectors are not offered on some curves (of ``method`` alone when given), as sentences; empty when
+    every curve is offered."""
+    methods = KNEE_METHODS if method is None else (method,)
+    said = []
+    for m in methods:
+        reasons: dict[str, list[str]] = {}
+        for curve, why in WITHDRAWN[m].items():
+            reasons.setdefault(why, []).append(curve)
+        said += [f"{m} is not offered on the {' or '.join(c)} curve: {why}" for why, c in reasons.items()]
+    return " ".join(said)
 
 
 def _option(field: str) -> str:
@@ -136,7 +188,7 @@ KNOBS: tuple[Knob, ...] = (
         "How the knee — the point where a ranking's scores stop falling fast — is found: relative (every "
         "item close enough to the top score), kneedle (Satopää et al.'s method), chord (the point farthest "
         "below the line from the first score to the last) or gap (just before the largest drop); the ranking "
-        "is cut there.",
+        "is cut there; the app offers each only on the curves where its Sensitivity slider moves the answer.",
         Widget.SELECT,
         choices=KNEE_METHODS,
         pinned=True,
@@ -145,10 +197,10 @@ KNOBS: tuple[Knob, ...] = (
     Knob(
         "sensitivity",
         "Sensitivity S",
-        "How readily the detector cuts, in its own terms (below); the small line under each knee panel shows "
-        "how many items every S keeps.",
+        "How readily the detector cuts, in its own terms (below): for every detector a higher S keeps as many "
+        "items or more; the small line under each knee panel shows how many items every S keeps.",
         Widget.SELECT_SLIDER,
-        (0.0, 10.0),  # what an address may set; the slider offers the detector's own values
+        SENSITIVITY_BOUNDS,  # what an address may set; the slider offers the detector's own values
         pinned=True,
     ),
     Knob(

@@ -26,7 +26,7 @@ from drag_core.app.compare import (
 )
 from drag_core.app.display import escape_markdown
 from drag_core.app.evidence import labels_of, page_marks
-from drag_core.app.glossary import KNOBS, TERMS, knob_help, knob_label
+from drag_core.app.glossary import KNOBS, OFFERED_METHODS, TERMS, knob_help, knob_label, offered_curves
 from drag_core.app.sample import SAMPLE_PDF, SAMPLE_QUERY
 from drag_core.app.url_state import asked, read_view, view_query, widget_values
 
@@ -91,9 +91,7 @@ def knee_knobs(walk: dict[str, int]) -> SearchParams:
     Sensitivity slider offers the chosen detector's own values and remembers a value per detector."""
     with st.container(border=True):
         a, b, c, d = st.columns([1.3, 1.6, 1.6, 1.3], vertical_alignment="bottom")
-        knee_method = knob(
-            a.selectbox, "knee_method", defaults.knee_method, options=KNOBS["knee_method"].choices
-        )
+        knee_method = knob(a.selectbox, "knee_method", defaults.knee_method, options=OFFERED_METHODS)
         own = knee_method == defaults.knee_method
         sensitivity = knob(
             b.select_slider,
@@ -112,11 +110,13 @@ def knee_knobs(walk: dict[str, int]) -> SearchParams:
             max_value=most,
             step=KEEP.step,
         )
+        curves = offered_curves(knee_method)  # only where the detector's slider moves the answer
         score_source = knob(
             d.radio,
             "score_source",
-            defaults.score_source,
-            options=KNOBS["score_source"].choices,
+            defaults.score_source if defaults.score_source in curves else curves[0],
+            about=knee_method,
+            options=curves,
             format_func=SOURCE_NAMES.get,
             horizontal=True,
         )

@@ -15,8 +15,8 @@ from llm_server import local_llm  # noqa: F401 - session fixture of the real-LLM
 
 from drag_core.app.glossary import KNOBS, PINNED
 from drag_core.app.url_state import KNOBS as ADDRESS_KNOBS
-from drag_core.knee import DEFAULT_SENSITIVITIES, SENSITIVITIES
-from drag_core.knobs import Widget
+from drag_core.knee import DEFAULT_SENSITIVITIES, SENSITIVITIES, WITHDRAWN
+from drag_core.knobs import OFFERED_METHODS, Widget, offered_curves
 from drag_core.search import DEFAULT_STRATEGIES, STRATEGIES, SearchParams, readers
 
 COMPARE = "pages/compare.py"
@@ -78,8 +78,9 @@ def test_the_first_screen_takes_its_defaults_from_the_library(open_app, small_in
         assert shown.label == knob.label, key
         if kind == "slider":
             assert (shown.proto.min, shown.proto.max, shown.proto.step) == (*knob.bounds, knob.step), key
-        if knob.choices:  # every choice offered (a radio shows them in words)
-            assert len(shown.options) == len(knob.choices), key
+        if knob.choices:  # every choice the detector is offered with (a radio shows them in words)
+            offered = {"knee_method": OFFERED_METHODS, "score_source": offered_curves(defaults.knee_method)}
+            assert len(shown.options) == len(offered.get(key, knob.choices)), key
     for knob in ("top_k", "roots", "beam_width", "doc_breadth"):  # what it does, then who reads it
         slider = at.slider(key=knob)
         assert slider.label == KNOBS[knob].label
@@ -127,8 +128,15 @@ def test_the_panels_first_draw_settles_the_heap(
 
 def test_the_address_sets_the_whole_view_and_keeps_following_it(open_app, small_index_copy: Path) -> None:
     at = open_app(small_index_copy)
-    asked_for = {"q": QUERY, "strategies": "adaptive,nope,flat", "top_k": "7", "knee_method": "gap"}
-    asked_for |= {"sensitivity": "2", "min_keep": "2", "max_keep": "4", "rrf_k": "999", "score_source": "rrf"}
+    chosen = SENSITIVITIES["relative"][1]  # not the default
+    asked_for = {"q": QUERY, "strategies": "adaptive,nope,flat", "top_k": "7", "knee_method": "relative"}
+    asked_for |= {
+        "sensitivity": f"{chosen:g}",
+        "min_keep": "2",
+        "max_keep": "4",
+        "rrf_k": "999",
+        "score_source": "rrf",
+    }
     for name, value in asked_for.items():
         at.query_params[name] = value
     at.switch_page(COMPARE).run()
@@ -139,8 +147,10 @@ def test_the_address_sets_the_whole_view_and_keeps_following_it(open_app, small_
         "flat",
     ]
     assert at.slider(key="top_k").value == 7 and at.slider(key="keep_range").value == (2, 4)
-    assert at.selectbox(key="knee_method").value == "gap"
-    assert at.select_slider(key="sensitivity_gap").value == 2.0  # the slider of the address's detector
+    assert at.selectbox(key="knee_method").value == "relative"
+    assert (
+        at.select_slider(key="sensitivity_relative").value == chosen
+    )  # the slider of the address's detector
     assert at.radio(key="score_source").value == "rrf"
     assert at.slider(key="rrf_k").value == SearchParams().rrf_k  # out of its range: not taken …
     (note,) = [w.value for w in at.warning if "address asked for" in w.value]
@@ -151,7 +161,7 @@ def test_the_address_sets_the_whole_view_and_keeps_following_it(open_app, small_
     }
     assert set(address) == {"q", "strategies", *ADDRESS_KNOBS}  # every knob, in the address now
     assert address["strategies"] == "adaptive,flat" and address["top_k"] == "7" and address["rrf_k"] == "60"
-    assert address["knee_method"] == "gap" and address["sensitivity"] == "2"
+    assert address["knee_method"] == "relative" and address["sensitivity"] == f"{chosen:g}"
 
     at.text_input(key="query").set_value("How many stores?").run()  # the address follows the question
     assert at.query_params["q"] in ("How many stores?", ["How many stores?"])
@@ -195,52 +205,51 @@ def test_moving_a_knee_slider_reruns_only_the_knee_strategies(compared) -> None:
     comparer = at.session_state["comparer"]
     assert (comparer.misses, comparer.hits) == (len(DEFAULT), 0)
     before = at.session_state["comparison"]
-    at.select_slider(key="sensitivity_relative").set_value(0.85).run()
+    top = SENSITIVITIES["relative"][-1]
+    at.select_slider(key="sensitivity_relative").set_value(top).run()
     no_exceptions(at)
     readers = [s for s in DEFAULT if "sensitivity" in STRATEGIES[s].params]
     assert "adaptive" in readers and "flat-knee" in readers and "flat" not in readers
     assert comparer.misses == len(DEFAULT) + len(readers)
     assert comparer.hits == len(DEFAULT) - len(readers)
     after = at.session_state["comparison"]
-    assert after.params.sensitivity == 0.85
+    assert after.params.sensitivity == top
     for name in DEFAULT:
         assert (after.runs[name] is before.runs[name]) == (name not in readers)
     assert after.runs["adaptive"].pages > before.runs["adaptive"].pages  # the slider's top keeps more
     current = re.findall(r'data-sensitivity="([^"]+)"', _below(at))
-    assert current and all(float(s) == 0.85 for s in current)
+    assert current and all(float(s) == top for s in current)
 
     at.slider(key="keep_range").set_value((2, 6)).run()
     at.slider(key="beam_width").set_value(3).run()
     at.radio(key="score_source").set_value("rrf").run()
-    at.selectbox(key="knee_method").set_value("gap").run()
     no_exceptions(at)
     params = at.session_state["comparison"].params
-    assert (params.min_keep, params.max_keep, params.beam_width, params.score_source, params.knee_method) == (
-        2,
-        6,
-        3,
-        "rrf",
-        "gap",
-    )
+    assert (params.min_keep, params.max_keep, params.beam_width, params.score_source) == (2, 6, 3, "rrf")
     assert "cosine (sorted)" not in json.dumps(_figures(at)[1])
-    gap = at.select_slider(key="sensitivity_gap")  # the detector's own values, from its own default
-    assert [float(o) for o in gap.options] == list(SENSITIVITIES["gap"])
-    assert gap.value == params.sensitivity == DEFAULT_SENSITIVITIES["gap"]
+    at.selectbox(key="knee_method").set_value("chord").run()  # offered on the dense curve only
+    no_exceptions(at)
+    params = at.session_state["comparison"].params
+    assert (params.knee_method, params.score_source) == ("chord", "dense")
+    chord = at.select_slider(key="sensitivity_chord")  # the detector's own values, from its own default
+    assert [float(o) for o in chord.options] == list(SENSITIVITIES["chord"])
+    assert chord.value == params.sensitivity == DEFAULT_SENSITIVITIES["chord"]
     at.selectbox(key="knee_method").set_value("relative").run()
     no_exceptions(at)
-    assert at.select_slider(key="sensitivity_relative").value == 0.85  # remembered per detector
-    assert at.session_state["comparison"].params.sensitivity == 0.85
+    assert at.select_slider(key="sensitivity_relative").value == top  # remembered per detector
+    assert at.session_state["comparison"].params.sensitivity == top
 
 
 def test_knobs_survive_a_page_switch(compared) -> None:
     at = compared
-    at.select_slider(key="sensitivity_relative").set_value(0.25).run()
+    chosen = SENSITIVITIES["relative"][2]
+    at.select_slider(key="sensitivity_relative").set_value(chosen).run()
     at.multiselect(key="strategies").set_value(["flat", "adaptive"]).run()
     at.switch_page("pages/tree.py").run()
     no_exceptions(at)
     at.switch_page(COMPARE).run()
     no_exceptions(at)
-    assert at.select_slider(key="sensitivity_relative").value == 0.25
+    assert at.select_slider(key="sensitivity_relative").value == chosen
     assert at.text_input(key="query").value == QUERY
     assert at.multiselect(key="strategies").value == ["flat", "adaptive"]
     assert _cards(at) == ["flat", "adaptive"]
@@ -292,3 +301,29 @@ def test_an_unreachable_llm_is_reported_with_a_retry(open_app, small_index_copy:
     at.button(key="answer_retry").click().run()
     no_exceptions(at)
     assert len(at.session_state["answers"]) == 1  # asked again, failed again, one entry
+
+
+def test_the_knee_menus_offer_no_detector_on_a_curve_where_its_slider_is_dead(
+    open_app, small_index_copy: Path
+) -> None:
+    at = open_app(small_index_copy, COMPARE)
+    no_exceptions(at)
+    assert any(WITHDRAWN.values()), "issue 28 withdrew some detector × curve combinations"
+    assert list(at.selectbox(key="knee_method").options) == list(OFFERED_METHODS)
+    for method in OFFERED_METHODS:
+        at.selectbox(key="knee_method").set_value(method).run()
+        no_exceptions(at)
+        curve = at.radio(key="score_source")
+        assert len(curve.options) == len(offered_curves(method)), method  # shown in words
+        assert curve.value in offered_curves(method), method
+        for source, why in WITHDRAWN[method].items():
+            assert why in curve.help, (method, source)
+    withdrawn = [(m, c) for m in OFFERED_METHODS for c in WITHDRAWN[m]]
+    for method, source in withdrawn[:1]:  # an address asking for a withdrawn curve gets the detector alone
+        at = open_app(small_index_copy)
+        at.query_params["knee_method"], at.query_params["score_source"] = method, source
+        at.switch_page(COMPARE).run()
+        no_exceptions(at)
+        assert at.selectbox(key="knee_method").value == method
+        assert at.radio(key="score_source").value in offered_curves(method)
+        assert any(f"score\\_source={source}" in w.value for w in at.warning)  # said

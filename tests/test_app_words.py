@@ -17,6 +17,8 @@ from drag_core.app.sample import SAMPLE_PDF, sample_on_start
 from drag_core.app.uploads import unchanged_report
 from drag_core.config import Bm25Params, Settings
 from drag_core.engine import Engine
+from drag_core.knee import WITHDRAWN
+from drag_core.knobs import withdrawn_words
 from drag_core.llm.answer import citations
 from drag_core.llm.config import LLMConfig
 from drag_core.types import Node
@@ -111,12 +113,25 @@ def test_every_knob_says_in_one_sentence_what_it_does_and_who_reads_it() -> None
     for key, knob in KNOBS.items():
         assert knob.does.endswith(".") and ". " not in knob.does.rstrip("."), key  # one sentence
         pinned = f" {PINNED}" if knob.pinned else ""
-        assert knob_help(key) == f"{knob.does} {knob_readers(knob.field)}{pinned}"
+        withdrawn = (
+            f" {withdrawn_words()}"
+            if key in ("knee_method", "score_source") and any(WITHDRAWN.values())
+            else ""
+        )
+        assert knob_help(key) == f"{knob.does} {knob_readers(knob.field)}{withdrawn}{pinned}"
         assert knob_label(key) == knob.label
     assert knob_help("roots").endswith("Read by branch, beam, adaptive.")
     assert knob_label("roots") == "Seed pages (adaptive) / roots (branch, beam)"
     for term in ("levels", "fallbacks", "parent_dense", "parent_sparse"):
         assert TERMS[term]
     assert "same number of pages" in METRICS["gain_vs_flat"]
+    assert "for every detector a higher S keeps as many items or more" in knob_help(
+        "sensitivity"
+    )  # one direction
     for detector, words in SENSITIVITY_WORDS.items():  # the sensitivity says what S means for the detector
         assert f"The {detector} detector's S: {words}" in knob_help("sensitivity", detector)
+        for curve, why in WITHDRAWN[detector].items():  # the curve says why the detector is not offered on it
+            assert f"{detector} is not offered on the" in knob_help(
+                "score_source", detector
+            ) and why in knob_help("score_source", detector), curve
+            assert why not in knob_help("score_source", "relative"), "only the chosen detector's reasons"

@@ -33,6 +33,7 @@ from test_evaluation import write_page_dataset
 
 from drag_core.app import url_state
 from drag_core.app.figures.sensitivity import WIDTH as KVS_WIDTH
+from drag_core.knee import SENSITIVITIES
 from drag_core.search import DEFAULT_STRATEGIES
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -362,7 +363,8 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
         value = sensitivity.get_by_test_id("stSliderThumbValue")
         expect(value).to_have_text("0.5")  # the default detector's (relative) own default
         sensitivity.get_by_role("slider").press("Home")
-        expect(value).to_have_text("0.05")  # the first of its slider values
+        first = f"{SENSITIVITIES['relative'][0]:g}"
+        expect(value).to_have_text(first)  # the first of its slider values
         page.wait_for_selector(IDLE)
         expect(titles).not_to_have_text(before)
         moved = titles.all_text_contents()
@@ -371,10 +373,10 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
 
         # the address holds the view: the question, the strategies, every knob; a new session opening it
         # (a shared link) shows the same view
-        expect(page).to_have_url(re.compile(r"[?&]sensitivity=0\.05(&|$)"))
+        expect(page).to_have_url(re.compile(rf"[?&]sensitivity={re.escape(first)}(&|$)"))
         address = _address(page.url)
         assert set(address) == {url_state.QUERY, url_state.STRATEGIES, *url_state.KNOBS}
-        assert address[url_state.QUERY] == QUERY and address["sensitivity"] == "0.05"
+        assert address[url_state.QUERY] == QUERY and address["sensitivity"] == first
         assert address[url_state.STRATEGIES] == ",".join(DEFAULT_STRATEGIES)
         shared = page.context.browser.new_context(viewport={"width": 1400, "height": 2600}).new_page()
         traffic.watch(shared)

@@ -59,10 +59,16 @@ def test_spearman_by_hand_with_ties() -> None:
 
 
 def test_slider_response_counts_sizes_moves_and_cliffs() -> None:
-    found = slider_response([[1, 1, 2, 2], [3, 3, 3, 3], [1, 4, 4, 8]])
+    found = slider_response([[1, 1, 2, 2], [3, 3, 3, 3], [1, 4, 4, 8], [4, 11, 11, 11]])
     assert found == pytest.approx(
-        {"distinct": 2.0, "step_moves": 3 / 9, "queries_moved": 2 / 3, "cliff_queries": 1 / 3}
-    )  # 1 → 4 multiplies the size by 4 > 3: a cliff; 4 → 8 (×2) is not
+        {
+            "distinct": 2.0,
+            "step_moves": 4 / 12,
+            "queries_moved": 3 / 4,
+            "cliff_queries": 1 / 4,
+            "big_step_queries": 2 / 4,
+        }
+    )  # 1 → 4 (×4) is a cliff and a big step; 4 → 11 (×2.75) only a big step; 4 → 8 (×2) neither
     assert slider_response([[0, 0, 1]])["distinct"] == 1  # an empty answer counts as one page
 
 

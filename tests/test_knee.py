@@ -256,6 +256,17 @@ def test_keep_never_exceeds_length() -> None:
 
 
 @pytest.mark.parametrize("method", KNEE_METHODS)
+def test_a_larger_sensitivity_never_keeps_fewer(method: str) -> None:
+    """One direction for every detector (issue 28), on random rankings with ties, past the slider's end."""
+    rng = np.random.default_rng(28)
+    sweep = np.linspace(0.0, 1.5 * max(GRIDS[method]), 91)
+    for _ in range(150):
+        scores = np.sort(np.round(rng.random(int(rng.integers(3, 60))) ** 2, 2))[::-1]
+        keeps = [find_knee(scores, method, float(s)).keep for s in sweep]
+        assert keeps == sorted(keeps), (method, scores.tolist())
+
+
+@pytest.mark.parametrize("method", KNEE_METHODS)
 def test_keep_within_bounds_on_random_rankings(method: str) -> None:
     rng = np.random.default_rng(99)
     for _ in range(200):
@@ -339,25 +350,28 @@ def test_chord_concave_ranking_has_no_knee() -> None:
 
 
 @pytest.mark.parametrize("name", ["exp_fast", "exp_slow", "rrf_100", "noisy_uniform_seed2", "step_4_6"])
-def test_chord_lower_sensitivity_keeps_at_least_as_many(name: str) -> None:
+def test_chord_higher_sensitivity_keeps_at_least_as_many(name: str) -> None:
     scores = CURVES[name]
-    keeps = [find_knee(scores, "chord", s).keep for s in (1.0, 0.9, 0.75, 0.5, 0.25, 0.1, 0.0)]
+    keeps = [find_knee(scores, "chord", s).keep for s in np.arange(0.0, 2.3, 0.05)]
     assert keeps == sorted(keeps)
 
 
-def test_chord_sensitivity_moves_knee_right() -> None:
+def test_chord_sensitivity_slides_the_knee_from_the_start_of_the_sag_to_its_end() -> None:
     scores = CURVES["exp_slow"]
-    at_one, at_half = find_knee(scores, "chord", 1.0), find_knee(scores, "chord", 0.5)
-    assert at_half.keep > at_one.keep
     distance = distances_below_chord(scores)
-    assert distance[at_half.knee_index] >= 0.5 * distance.max()
-    assert np.all(distance[at_half.knee_index + 1 :] < 0.5 * distance.max())
+    deepest = find_knee(scores, "chord", 1.0).knee_index
+    early, late = find_knee(scores, "chord", 0.5).knee_index, find_knee(scores, "chord", 1.5).knee_index
+    assert early < deepest < late
+    assert distance[early] >= 0.5 * distance.max() > distance[:early].max()  # the first to sag half as deep
+    assert distance[late] >= 0.5 * distance.max() and np.all(distance[late + 1 :] < 0.5 * distance.max())
+    assert find_knee(scores, "chord", 0.0).knee_index == int(np.flatnonzero(distance > 1e-9)[0])
+    assert find_knee(scores, "chord", 2.0).knee_index == int(np.flatnonzero(distance > 1e-9)[-1])
 
 
-def test_chord_sensitivity_above_one_is_clamped() -> None:
+def test_chord_sensitivity_above_two_is_clamped() -> None:
     scores = CURVES["rrf_30"]
-    assert find_knee(scores, "chord", 3.0).knee_index == find_knee(scores, "chord", 1.0).knee_index
-    assert find_knee(scores, "chord", 3.0).sensitivity == 3.0
+    assert find_knee(scores, "chord", 5.0).knee_index == find_knee(scores, "chord", 2.0).knee_index
+    assert find_knee(scores, "chord", 5.0).sensitivity == 5.0
 
 
 # --- gap --------------------------------------------------------------------------------------------

@@ -155,7 +155,7 @@ def test_adaptive_roots_follow_the_knee_not_a_fixed_count(engine: Engine) -> Non
         "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=1.0, roots=10, max_keep=10)
     )
     wide = engine.search(
-        "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=0.05, roots=10, max_keep=10)
+        "Ulta Beauty", "adaptive", SearchParams(knee_method="chord", sensitivity=2.0, roots=10, max_keep=10)
     )
     assert narrow.trace[0].cut <= wide.trace[0].cut
     assert narrow.trace[0].cut == find_knee(narrow.trace[0].curve, "chord", 1.0, 1, 10).keep

@@ -8,20 +8,34 @@ from __future__ import annotations
 
 from drag_core.app.compare import knob_readers
 from drag_core.knobs import KNOBS as REGISTRY
-from drag_core.knobs import Knob
+from drag_core.knobs import OFFERED_METHODS, Knob, offered_curves, withdrawn_words
 
-__all__ = ["KNOBS", "METRICS", "PINNED", "SENSITIVITY_WORDS", "TERMS", "Knob", "knob_help", "knob_label"]
+__all__ = [
+    "KNOBS",
+    "METRICS",
+    "OFFERED_METHODS",
+    "PINNED",
+    "SENSITIVITY_WORDS",
+    "TERMS",
+    "Knob",
+    "knob_help",
+    "knob_label",
+    "offered_curves",
+]
 
 
-#: The knobs the app shows, by widget key: their labels and words are in ``drag_core.knobs``.
+#: The knobs the app shows, by widget key: their labels and words are in ``drag_core.knobs`` (as are the
+#: detectors and curves it offers: ``OFFERED_METHODS``, ``offered_curves``).
 KNOBS: dict[str, Knob] = {knob.key: knob for knob in REGISTRY if knob.widget}
 #: What the sensitivity S means for each detector (docs/knee.md).
 SENSITIVITY_WORDS: dict[str, str] = {
     "relative": "keeps every item within S × (top − mean) of the top score: higher keeps more, step by step.",
-    "kneedle": "higher waits for a clearer knee (usually keeps more); the values are dense where knees move.",
-    "chord": "the knee is the last point at least S × the largest distance below the chord: lower keeps more.",
+    "kneedle": "higher waits for a clearer knee (later knee or none: keeps more); the values are where knees "
+    "move on real rankings.",
+    "chord": "slides the knee along the sag below the chord, from its start (0) to its deepest point (1, the "
+    "default) and on to its end (2): higher keeps more.",
     "gap": "the largest gap counts when it beats a typical gap by S typical gaps: higher finds fewer knees "
-    "(no knee keeps everything up to max-keep).",
+    "(no knee keeps everything up to max-keep), so it keeps more.",
 }
 #: Why the knee knobs leave ``knee-beam`` alone.
 PINNED = "knee-beam keeps the article's knee (Kneedle S = 1, at most 5, on the RRF curve): these knobs do not move it."
@@ -34,14 +48,17 @@ def knob_label(key: str) -> str:
 
 def knob_help(key: str, detector: str = "") -> str:
     """What a knob does and which strategies read it (``How many … Read by flat, flat-dense.``); the
-    sensitivity's says what S means for ``detector``; a knee knob's adds that knee-beam does not follow it."""
+    sensitivity's says what S means for ``detector``; the detector's and the curve's say which detector is
+    not offered on which curve, and why (the curve's: ``detector``'s alone); a knee knob's adds that knee-beam
+    does not follow it."""
     knob = KNOBS[key]
-    detail = (
-        f" The {detector} detector's S: {SENSITIVITY_WORDS[detector]}"
-        if detector in SENSITIVITY_WORDS
-        else ""
-    )
-    return " ".join(filter(None, (f"{knob.does}{detail}", knob_readers(knob.field), PINNED * knob.pinned)))
+    detail = withdrawn = ""
+    if key == "sensitivity" and detector in SENSITIVITY_WORDS:
+        detail = f" The {detector} detector's S: {SENSITIVITY_WORDS[detector]}"
+    elif key in ("knee_method", "score_source"):
+        withdrawn = withdrawn_words(detector if key == "score_source" and detector else None)
+    parts = (f"{knob.does}{detail}", knob_readers(knob.field), withdrawn, PINNED * knob.pinned)
+    return " ".join(filter(None, parts))
 
 
 #: The terms the pages show, explained where they are shown.

@@ -9,11 +9,11 @@ names to text) and the widgets' keys get the values (``widget_values``).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from drag_core.knobs import ADDRESS, BOUNDS, CHOICES
+from drag_core.knobs import ADDRESS, BOUNDS, CHOICES, offered, sensitivity_bounds
 from drag_core.params import SearchParams
 
 __all__ = [
@@ -69,10 +69,13 @@ def read_view(
     strategies: Collection[str],
     bounds: Mapping[str, tuple[float, float]] = BOUNDS,
     choices: Mapping[str, Collection[str]] = CHOICES,
+    combined: Callable[[str, str], bool] = offered,
 ) -> OpenedView:
     """The view an address asks for. ``strategies`` are the known ones; a numeric knob must lie in its
     ``bounds`` (least, most), a named one among its ``choices`` (by field; the registry's by default); a knob
-    in neither is not read. ``min_keep`` above ``max_keep`` drops both."""
+    in neither is not read. ``min_keep`` above ``max_keep`` drops both; a sensitivity above the largest value
+    of the address's detector's slider is not read, nor a curve the app does not offer that detector on
+    (``combined(detector, curve)`` false)."""
     ignored = []
     names = None
     if STRATEGIES in params:
@@ -91,6 +94,14 @@ def read_view(
     if knobs.get("min_keep", 0) > knobs.get("max_keep", float("inf")):
         ignored += [f"{k}={params[k]}" for k, n in ADDRESS.items() if n in ("min_keep", "max_keep")]
         knobs.pop("min_keep"), knobs.pop("max_keep")
+    method = knobs.get("knee_method")
+    if method is not None:
+        if "sensitivity" in knobs and knobs["sensitivity"] > sensitivity_bounds(method)[1]:
+            ignored += [f"{k}={params[k]}" for k, n in ADDRESS.items() if n == "sensitivity"]
+            knobs.pop("sensitivity")
+        if "score_source" in knobs and not combined(method, knobs["score_source"]):
+            ignored += [f"{k}={params[k]}" for k, n in ADDRESS.items() if n == "score_source"]
+            knobs.pop("score_source")
     query = params.get(QUERY)
     return OpenedView(query if query is None else query.strip(), names, knobs, ignored)
 

@@ -23,6 +23,7 @@ import numpy as np
 from drag_core.search.base import Bound, Step
 
 __all__ = [
+    "BIG_STEP",
     "CLIFF",
     "KNEE",
     "NO_KNEE",
@@ -41,6 +42,9 @@ KNEE, NO_KNEE = "knee", "no_knee"
 RULES = (KNEE, NO_KNEE, Bound.MIN_KEEP.value, Bound.MAX_KEEP.value, Bound.ROOTS.value)
 #: A slider step that multiplies or divides an answer's size by more than this is a cliff.
 CLIFF = 3.0
+#: A slider step that multiplies or divides an answer's size by more than this is a big step (issue 28's
+#: target: at most 20 % of questions have one over a detector's slider).
+BIG_STEP = 2.5
 
 
 def cut_rule(step: Step) -> str:
@@ -103,9 +107,10 @@ def slider_response(sizes: Sequence[Sequence[int]]) -> dict[str, float]:
     * ``step_moves``: the share of (query, neighbouring values) pairs whose size differs;
     * ``queries_moved``: the share of queries whose size changes at least once;
     * ``cliff_queries``: the share of queries with a step that multiplies or divides the size by more than
-      ``CLIFF`` (an empty answer counts as one page).
+      ``CLIFF`` (an empty answer counts as one page);
+    * ``big_step_queries``: the same with ``BIG_STEP``.
     """
-    distinct, moves, steps, moved, cliffs = [], 0, 0, 0, 0
+    distinct, moves, steps, moved, cliffs, big = [], 0, 0, 0, 0, 0
     for row in sizes:
         row = [max(1, int(v)) for v in row]
         ratios = [max(a, b) / min(a, b) for a, b in zip(row, row[1:])]
@@ -114,12 +119,14 @@ def slider_response(sizes: Sequence[Sequence[int]]) -> dict[str, float]:
         steps += len(ratios)
         moved += any(r > 1 for r in ratios)
         cliffs += any(r > CLIFF for r in ratios)
+        big += any(r > BIG_STEP for r in ratios)
     n = max(1, len(sizes))
     return {
         "distinct": float(np.mean(distinct)) if distinct else 0.0,
         "step_moves": moves / max(1, steps),
         "queries_moved": moved / n,
         "cliff_queries": cliffs / n,
+        "big_step_queries": big / n,
     }
 
 

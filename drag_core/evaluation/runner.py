@@ -388,6 +388,7 @@ def knee_diagnostics(spec: RunSpec, mine: Sequence[Outcome]) -> dict[str, Any]:
         grid = SENSITIVITIES[spec.params.knee_method]
         response = {
             "method": spec.params.knee_method,
+            "curve": str(spec.params.score_source),
             "sensitivities": list(grid),
             "mean_pages": [float(sum(col) / len(col)) for col in zip(*measured, strict=True)],
             **diagnostics.slider_response(measured),

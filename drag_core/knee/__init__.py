@@ -16,7 +16,8 @@ Adding a detector:
        int | None``, ``DEFAULT_SENSITIVITY`` and ``SENSITIVITIES`` (the values the app's slider offers, in
        ascending order, the default among them). ``detect`` receives a validated, non-increasing float array
        with at least one element and returns the 0-based index of the knee in it, or ``None`` when there is
-       no knee. Document what the sensitivity means and which direction keeps more items.
+       no knee. Document what the sensitivity means; a larger one must never keep fewer items. Set
+       ``WITHDRAWN`` (curve → reason) for the curves where its slider cannot move the answer.
     2. Add one line ``"<name>": <name>,`` to ``MODULES`` below. Everything else follows from it.
 
 Attributes:
@@ -24,7 +25,8 @@ Attributes:
     DETECTORS: method name → its ``detect`` function.
     KNEE_METHODS: the registered method names, in registry order (``("kneedle", "chord", "gap", "relative")``).
     DEFAULT_SENSITIVITIES: method name → its default sensitivity (the one place defaults come from).
-    SENSITIVITIES: method name → the sensitivities the slider offers for it.
+    SENSITIVITIES: method name → the sensitivities the slider offers for it (a larger one never keeps fewer).
+    WITHDRAWN: method name → curve → why the app does not offer the method on that curve.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ DETECTORS: dict[str, Detector] = {name: module.detect for name, module in MODULE
 KNEE_METHODS: tuple[str, ...] = tuple(DETECTORS)
 DEFAULT_SENSITIVITIES: dict[str, float] = {name: m.DEFAULT_SENSITIVITY for name, m in MODULES.items()}
 SENSITIVITIES: dict[str, tuple[float, ...]] = {name: m.SENSITIVITIES for name, m in MODULES.items()}
+WITHDRAWN: dict[str, dict[str, str]] = {name: m.WITHDRAWN for name, m in MODULES.items()}
 
 
 def default_sensitivity(method: str) -> float:
@@ -104,6 +107,7 @@ __all__ = [
     "KNEE_METHODS",
     "MODULES",
     "SENSITIVITIES",
+    "WITHDRAWN",
     "KneeResult",
     "default_sensitivity",
     "find_knee",

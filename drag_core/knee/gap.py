@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DEFAULT_SENSITIVITY", "SENSITIVITIES", "TOLERANCE", "detect"]
+__all__ = ["DEFAULT_SENSITIVITY", "WITHDRAWN", "SENSITIVITIES", "TOLERANCE", "detect"]
 
 #: The slider's values. ``S`` only decides whether the largest gap counts, never where it is, so a gap cut
-#: takes at most two sizes over any grid (the knee, or everything).
+#: takes at most two sizes over any grid (the knee, or everything); the app offers it on no curve (``WITHDRAWN``).
 SENSITIVITIES: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 7.0, 10.0, 15.0)
 #: The cliff must be at least twice a typical gap.
 DEFAULT_SENSITIVITY = 1.0
+#: Curve (``score_source``) → why the app does not offer this detector on it (its slider cannot move the answer
+#: there, measured by ``bench/calibrate_sensitivities.py`` and ``eval``'s ``slider_response``); empty: every curve.
+WITHDRAWN: dict[str, str] = dict.fromkeys(
+    ("dense", "rrf"),
+    "S decides only whether the largest drop counts, never where it is, so the slider gives at most two answer "
+    "sizes (1.1–1.6 on average, measured: docs/knee.md).",
+)
 
 #: Relative tolerance (times the score range) below which a gap's excess is float noise.
 TOLERANCE = 1e-9

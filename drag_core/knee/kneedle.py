@@ -15,13 +15,20 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DEFAULT_SENSITIVITY", "SENSITIVITIES", "detect", "difference_curve", "local_maxima"]
+__all__ = ["DEFAULT_SENSITIVITY", "WITHDRAWN", "SENSITIVITIES", "detect", "difference_curve", "local_maxima"]
 
 #: The slider's values: dense where Kneedle's knees move on typical curves (docs/knee.md, "The Sensitivity
-#: slider").
+#: slider"). Not recalibrated in issue 28: no grid helps, the app offers Kneedle on no curve (``WITHDRAWN``).
 SENSITIVITIES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0)
 #: The paper's default.
 DEFAULT_SENSITIVITY = 1.0
+#: Curve (``score_source``) → why the app does not offer this detector on it (its slider cannot move the answer
+#: there, measured by ``bench/calibrate_sensitivities.py`` and ``eval``'s ``slider_response``); empty: every curve.
+WITHDRAWN: dict[str, str] = dict.fromkeys(
+    ("dense", "rrf"),
+    "its knee jumps between the local maxima of the difference curve: over its slider 44–69 % of questions "
+    "have a step that multiplies the answer by more than 2.5× (measured: docs/knee.md).",
+)
 
 
 def difference_curve(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

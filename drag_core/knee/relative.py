@@ -14,8 +14,8 @@ depends on each score only through ``(top - score) / (top - mean)``, adding a co
 multiplying them by a positive factor does not move the cut: one ``S`` means the same on a query whose
 cosines are all high as on one whose cosines are all low. Between two values of ``S`` the kept count
 changes by the number of items whose normalised drop lies between them, so the Sensitivity slider moves the
-cut step by step (measured on the development sets: 6–7 distinct answer sizes over the slider's values,
-where Kneedle gives about 2).
+cut step by step (measured on the development sets: 9–11 distinct answer sizes over the slider's values,
+where Kneedle gives about 3; docs/knee.md).
 
 ``S = 0`` keeps the top item (and exact ties with it); ``S = 1`` everything at or above the mean (about half
 of a 50-deep ranking); a larger ``S`` keeps at least as many items (monotone, the same direction as
@@ -26,13 +26,39 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DEFAULT_SENSITIVITY", "FLAT_TOLERANCE", "SENSITIVITIES", "detect"]
+__all__ = ["DEFAULT_SENSITIVITY", "WITHDRAWN", "FLAT_TOLERANCE", "SENSITIVITIES", "detect"]
 
-#: The slider's values: dense below the default, where most answers are 2–8 pages (0.05 → ~2–3 pages,
-#: 0.85 → ~16 on the development sets' ``adaptive`` answers).
-SENSITIVITIES: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.85)
+#: The slider's values, calibrated on sections-train by ``bench/calibrate_sensitivities.py`` (issue 28): from the
+#: smallest candidate on, each value is the farthest whose step changes at most a small share of the
+#: (question, curve) answers of ``adaptive`` by more than 1.75×, on both curves, the least share that fits 24
+#: values; the default kept (docs/knee.md, "Every slider moves the answer").
+SENSITIVITIES: tuple[float, ...] = (
+    0.02,
+    0.07,
+    0.08,
+    0.11,
+    0.14,
+    0.17,
+    0.23,
+    0.31,
+    0.38,
+    0.43,
+    0.5,
+    0.53,
+    0.59,
+    0.66,
+    0.74,
+    0.78,
+    0.82,
+    0.87,
+    0.92,
+    1.5,
+)
 #: Chosen on SciFact train plus a fixed half of each page set (``docs/evaluation.md``).
 DEFAULT_SENSITIVITY = 0.5
+#: Curve (``score_source``) → why the app does not offer this detector on it (its slider cannot move the answer
+#: there, measured by ``bench/calibrate_sensitivities.py`` and ``eval``'s ``slider_response``); empty: every curve.
+WITHDRAWN: dict[str, str] = {}
 #: Relative tolerance (times ``max(1, |top|)``) for "no spread" and for an item lying exactly on the floor.
 FLAT_TOLERANCE = 1e-12
 
