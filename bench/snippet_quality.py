@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from drag_core.evidence.snippets import analysed, bm25_scores, choose, snippet, terms
+from drag_core.ingest.describe.base import DocumentContext
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.pdf_text import pdf_pages
 from drag_core.ingest.units import Unit
@@ -86,7 +87,8 @@ def page_sets(name: str, dense: Dense | None) -> dict[str, float]:
             text = texts[file][int(qrel["page"]) - 1]
             answer = answer_words(query["answer"])
             found = snippet(query["text"], text)
-            head = summarizer.describe_page(text, "\n\n".join(texts[file])).summary[:HEAD]
+            context = DocumentContext.alone(file, texts[file])
+            head = summarizer.describe_page(context, int(qrel["page"]) - 1).summary[:HEAD]
             units = analysed(text).units
             row = {
                 "summary head": share(answer, head),
@@ -119,7 +121,7 @@ def scifact(dense: Dense | None) -> dict[str, float]:
             continue  # this splitter found fewer sentences than the annotation counts
         evidence = {units[i] for i in row["sentences"]}
         hits["snippet (BM25)"].append(bool(evidence & set(snippet(claim, text).units)))
-        head = summarizer.describe_page(text, text).summary[:HEAD]
+        head = summarizer.describe_page(DocumentContext.alone(row["doc_id"], [text]), 0).summary[:HEAD]
         hits["summary head"].append(any(u.text.startswith(head[:40]) for u in evidence))
         if dense is not None:
             chosen = {units[i] for i in fused_choice(claim, units, dense)}
