@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from drag_core.ingest.describe.corpus import CorpusView
 from drag_core.ingest.describe.names import people_page_tokens, person_names, proper_tokens
-from drag_core.text import ENGLISH_STOPWORDS
+from drag_core.text import ENGLISH_STOPWORDS, WORD
 
 __all__ = [
     "CANDIDATES_PER_KEYWORD",
@@ -225,13 +225,12 @@ GENRE_STOPWORDS = frozenset(
     ]
 )
 _STOPWORDS = ENGLISH_STOPWORDS | EXTRA_STOPWORDS
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*[A-Za-z0-9]|[A-Za-z]")
 
 
 def terms(text: str) -> list[str]:
     """The candidate terms of a text, in order (see the module docstring)."""
     out = []
-    for word in _WORD.findall(text):
+    for word in WORD.findall(text):
         lower = word.lower().replace("’", "'")
         letters = sum(ch.isalpha() for ch in lower)
         if (
