@@ -37,9 +37,7 @@ _LETTER = r"[^\W\d_]"
 _SPLIT_ACCENT = re.compile(rf"(?<={_LETTER})([{''.join(SPACING_ACCENTS)}])({_LETTER})")
 _DETACHED_MARK = re.compile(rf"(?<={_LETTER}) ([\u0300-\u036f])")
 _SOFT_HYPHEN_BREAK = re.compile(r"\u00ad[ \t]*\n[ \t]*")
-_CONTROL = re.compile(
-    "[\x00-\x08\x0b\x0d-\x1f\x7f-\x9f\u00ad\u200b\u200c\u200d\u2060\ufeff\ufffe\uffff]"
-)
+_CONTROL = re.compile("[\x00-\x08\x0b\x0d-\x1f\x7f-\x9f\u00ad\u200b\u200c\u200d\u2060\ufeff\ufffe\uffff]")
 
 
 def _join_accent(match: re.Match[str]) -> str:

@@ -106,7 +106,9 @@ class Sections:
                 begun.setdefault(path[depth], page)
         names = list(begun)
         ends = [begun[name] - 1 for name in names[1:]] + [last]
-        return common, [(name, range(begun[name], max(begun[name], end) + 1)) for name, end in zip(names, ends)]
+        return common, [
+            (name, range(begun[name], max(begun[name], end) + 1)) for name, end in zip(names, ends)
+        ]
 
     def span_title(self, first: int, last: int) -> str:
         """The title of a node over pages ``first … last`` (0-based, inclusive)."""

@@ -104,6 +104,8 @@ def contents_line(
     if about:
         return f"{lead}Contents: {_listed(listed)}." if listed else lead.strip()
     if len(parts) >= 2:
-        return f"In {' › '.join(common[-2:])}: {_listed(listed)}." if common else f"Sections {_listed(listed)}."
+        return (
+            f"In {' › '.join(common[-2:])}: {_listed(listed)}." if common else f"Sections {_listed(listed)}."
+        )
     path = " › ".join([*common[-2:], *(name for name, _ in parts)][-2:])
     return f"Part of section {path}." if path else "Front matter, before the first section."

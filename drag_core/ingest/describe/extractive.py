@@ -193,7 +193,9 @@ class ExtractiveSummarizer:
         return list(dict.fromkeys(best[page][1] for page in sorted(chosen)))
 
     @staticmethod
-    def _sentences(context: DocumentContext, document: _Document, page: int) -> list[tuple[str, Counter[str]]]:
+    def _sentences(
+        context: DocumentContext, document: _Document, page: int
+    ) -> list[tuple[str, Counter[str]]]:
         if page not in document.sentences:
             found = prose_sentences(context.pages[page], document.vocabulary)
             document.sentences[page] = [(s, _bag(s)) for s in found if characterises(s)]
@@ -268,4 +270,3 @@ def page_summary(body: str, vocabulary: frozenset[str], count: int) -> str:
     if sentences:  # a table page with a line of prose: its headings first, then its best sentence
         named = f"{named} {_central(sentences, _bag(body), 1)[0]}"
     return named.strip()
-

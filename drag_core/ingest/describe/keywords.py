@@ -20,7 +20,6 @@ the corpus; never a person's name, never the boilerplate of a genre.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass

@@ -65,9 +65,7 @@ ROLE_WORDS = frozenset(
 _WORD = WORD
 _UPPER, _LOWER = "A-ZÀ-ÖØ-ÞĀ-ſ", "a-zß-öø-ÿĀ-ſ"  # Latin letters, accented ones too ("Guibé", "Ľubomír")
 _CAPITALISED = rf"[{_UPPER}][{_LOWER}]+(?:[-'’][{_UPPER}]?[{_LOWER}]+)?"
-_NAME = re.compile(
-    rf"\b({_CAPITALISED})\s+(?:([{_UPPER}])\.\s*)?({_CAPITALISED})(?:\s+({_CAPITALISED}))?\b"
-)
+_NAME = re.compile(rf"\b({_CAPITALISED})\s+(?:([{_UPPER}])\.\s*)?({_CAPITALISED})(?:\s+({_CAPITALISED}))?\b")
 _BEFORE_NAME = re.compile(r"(?:/s/|\bby|\bMr\.|\bMs\.|\bMrs\.|\bDr\.|\bProf\.|\bI,)\s*$")
 _TITLED = re.compile(rf"\b(?:Mr|Ms|Mrs|Dr|Prof)\.\s*({_CAPITALISED})\b")
 _AFTER_NAME = re.compile(

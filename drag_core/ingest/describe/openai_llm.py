@@ -53,7 +53,7 @@ PAGE_SYSTEM = (
 )
 GROUP_SYSTEM = (
     "Describe this part of a document as a table of contents with prose: first say what it covers, naming "
-    "its sections as listed under 'Contents', then add one or two plain sentences that characterise it "
+    "its sections as listed under 'What it covers', then add one or two plain sentences that characterise it "
     "(no code, URLs or page numbers in them). "
     'Reply in JSON: {"summary": "..."}.'
 )
@@ -113,7 +113,7 @@ class OpenAISummarizer:
         if not children:
             return self.fallback.describe_group(children, context, pages)
         keywords = merge_keywords(children)
-        contents = f"Contents: {context.contents(pages, keywords)}\n\n"
+        contents = f"What it covers: {context.contents(pages, keywords)}\n\n"
         messages = [
             {"role": "system", "content": GROUP_SYSTEM},
             {"role": "user", "content": contents + _children_prompt(children)},
