@@ -15,6 +15,7 @@ __all__ = [
     "ENGLISH_STOPWORDS",
     "KEYWORDS_SHOWN",
     "TITLE_CHARS",
+    "WORD",
     "approx_tokens",
     "citation",
     "content_words",
@@ -37,7 +38,11 @@ ENGLISH_STOPWORDS: frozenset[str] = frozenset(
     (resources.files("drag_core") / "data" / "english_stopwords.txt").read_text("utf-8").split()
 )
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z]")
+#: A word: a letter, then letters, digits, apostrophes and hyphens, ending in a letter or digit; any script's
+#: letters ("Péter" is one word, never "P" and "ter"); never the tail of a token that starts with a digit
+#: ("4.4BSD-Lite" holds no word "BSD-Lite").
+WORD = re.compile(r"(?<![^\W_])[^\W\d_](?:[^\W_]|['’\-])*[^\W_]|(?<![^\W_])[^\W\d_]")
+_WORD = re.compile(r"(?<![^\W_])[^\W\d_](?:[^\W_]|-)*[^\W_]|(?<![^\W_])[^\W\d_]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 _SPACES = re.compile(r"[ \t\f\v]+")
 #: Words after which a full stop ends no sentence ("e.g.", "Inc.", "Fig.").

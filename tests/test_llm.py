@@ -20,6 +20,7 @@ from llm_server import local_llm  # noqa: F401 - session fixture used by the rea
 from drag_core.ingest.describe.base import DocumentContext
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.describe.openai_llm import PAGE_CHARS, OpenAISummarizer
+from drag_core.ingest.outline import OutlineEntry
 from drag_core.llm.answer import answer_question
 from drag_core.llm.client import (
     DESCRIPTION_SCHEMA,
@@ -302,6 +303,29 @@ def test_describe_group_merges_keywords_in_code(fake: FakeLLM) -> None:
     assert body["response_format"]["json_schema"]["schema"] == SUMMARY_SCHEMA
     prompt = body["messages"][-1]["content"]
     assert "Part one on revenue." in prompt and "Part two on costs." in prompt and "debt" in prompt
+
+
+def test_describe_group_is_fed_the_section_names(fake: FakeLLM) -> None:
+    fake.play(completion({"summary": "Covers revenue and costs."}), completion({"summary": "A report."}))
+    llm, _ = summarizer(fake)
+    children = [Description(f"Page {i} on revenue.", ["revenue"], "x") for i in range(6)]
+    outline = [
+        OutlineEntry(0, "1 Revenue", 0),
+        OutlineEntry(1, "1.1 Subscriptions", 1),
+        OutlineEntry(1, "1.2 Licences", 2),
+        OutlineEntry(0, "2 Costs", 4),
+    ]
+    context = DocumentContext.alone("report.txt", [c.summary for c in children], outline)
+    parent = llm.describe_group(children[:4], context, range(4))
+    assert parent.summary == "Covers revenue and costs." and parent.source == llm.identity
+    prompt = fake.requests[0].body["messages"][-1]["content"]
+    assert prompt.startswith("What it covers: In 1 Revenue: 1.1 Subscriptions and 1.2 Licences.")
+    assert "naming its sections" in fake.requests[0].body["messages"][0]["content"]
+    llm.describe_group(children, context, range(6))
+    root_prompt = fake.requests[1].body["messages"][-1]["content"]
+    assert root_prompt.startswith(
+        "What it covers: report.txt, a document of 6 pages. Contents: 1 Revenue and 2 Costs."
+    )
 
 
 def test_describe_group_falls_back(fake: FakeLLM) -> None:

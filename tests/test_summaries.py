@@ -1,14 +1,17 @@
 """Extractive summaries that read as prose: code, tables, list debris and headings are never quoted; a parent's
-summary covers its children; PDFium's soft hyphens are resolved against the document's words."""
+summary reads as a table of contents (its sections by name, then prose that characterises the part; the root
+says what the document is); PDFium's soft hyphens are resolved against the document's words."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from conftest import FINANCE, PDFS
 
 from drag_core.ingest.describe.cache import DescriptionCache
 from drag_core.ingest.describe.describer import Describer
-from drag_core.ingest.describe.extractive import ExtractiveSummarizer, group_summary
+from drag_core.ingest.describe.extractive import MIN_SUMMARY_WORDS, ExtractiveSummarizer, characterises
 from drag_core.ingest.describe.prose import LineKind, classify_line, is_prose, split_sentences
 from drag_core.ingest.loading import load_path
 from drag_core.ingest.pdf_text import PDFIUM_HYPHEN, resolve_soft_hyphens
@@ -53,6 +56,8 @@ def test_summaries_quote_prose_and_no_running_header() -> None:
         document, nodes = _tree(path)
         recognised = {line_key(line) for line, _ in document.running_lines if any(c.isalpha() for c in line)}
         for node in nodes:
+            if node.level:
+                continue  # a parent's first sentence is its contents line (test_parents_read_as_contents)
             sentences = split_sentences(node.summary)
             quoted += len(sentences)
             prose += sum(is_prose(s) for s in sentences)
@@ -79,34 +84,67 @@ def test_a_table_page_is_named_by_its_headings() -> None:
     assert "Condensed Consolidated Balance Sheets" in next(n.summary for n in tables if n.page_start == 7)
 
 
-def test_a_parent_summary_covers_its_children() -> None:
-    _, nodes = _tree(PDFS / "R-intro.pdf")
+def _sections_of(document, node) -> set[str]:
+    """Outline titles of the sections a node is in on its first page (every level) or that start on its pages."""
+    first, last = node.page_start - 1, node.page_end - 1
+    path: list = []
+    for entry in document.outline:
+        if entry.page > first:
+            break
+        path = [e for e in path if e.level < entry.level] + [entry]
+    return {e.title for e in path} | {e.title for e in document.outline if first < e.page <= last}
+
+
+@pytest.mark.parametrize("name", ["R-FAQ.pdf", "R-lang.pdf"])
+def test_parents_read_as_contents(name: str) -> None:
+    document, nodes = _tree(PDFS / name)
     by_id = {n.id: n for n in nodes}
-    covered, from_first = [], []
-    for parent in (n for n in nodes if n.child_ids):
-        children = [by_id[c] for c in parent.child_ids]
-        sentences = split_sentences(parent.summary)
-        quoting = {i for i, child in enumerate(children) for s in sentences if s and s in child.summary}
-        covered.append(len(quoting) / min(len(children), 5))
-        from_first.append(sum(s in children[0].summary for s in sentences) / max(1, len(sentences)))
-    assert sum(covered) / len(covered) > 0.8, "most children are quoted"
-    assert sum(from_first) / len(from_first) < 0.4, "not the first child's sentences"
+    for parent in (n for n in nodes[:-1] if n.level):
+        sections = set().union(*(_sections_of(document, by_id[c]) for c in parent.child_ids))
+        first, *prose = split_sentences(parent.summary)
+        if sections:
+            assert any(title in first for title in sections), parent.summary
+        else:
+            assert first == "Front matter, before the first section.", parent.summary
+        pages = document.pages[parent.page_start - 1 : parent.page_end]
+        bodies = " ".join(" ".join(page.body.split()) for page in pages)
+        rest = parent.summary[len(first) :]
+        assert all(characterises(s) for s in prose), parent.summary
+        assert all(piece in bodies for piece in re.split(r"(?<=[.!?])\s+", rest.strip()) if piece), rest
+    chapters = [e.title for e in document.outline if e.level == 0]
+    root = nodes[-1].summary
+    assert root.startswith(
+        f"{document.pages[0].body.splitlines()[0]}, a manual of {len(document.pages)} pages."
+    )
+    assert f"Contents: {chapters[0]}, {chapters[1]}," in root
 
 
-def test_group_summary_takes_each_childs_best_sentence_in_order() -> None:
-    children = [
-        "Rivers carry water to the sea over long distances. Net sales 1,234 5,678 9,012 were reported.",
-        "Glaciers move slowly down the valleys of the mountains.",
-        "Orchards grow apples and pears in the warm valleys.",
-    ]
-    summary = group_summary(children, ["valleys"])
-    assert split_sentences(summary) == [
-        "Rivers carry water to the sea over long distances.",
-        "Glaciers move slowly down the valleys of the mountains.",
-        "Orchards grow apples and pears in the warm valleys.",
-    ]
-    many = [f"Part {word} tells the story of the {word} in several long sentences." for word in "abcdefghi"]
-    assert len(split_sentences(group_summary(many, []))) == 5, "at most five"
+def test_characterising_sentences_are_plain_prose() -> None:
+    assert characterises("The path is drawn with the current pen unless another pen is given.")
+    for sentence in (
+        "See https://cran.r-project.org for the sources of every package there.",
+        "The options are described on page 42 of the reference manual here.",
+        "Call draw(p) to draw the path p with the default pen and no arrows.",
+        "The values 1, 2, 3 and 4 are accepted for the level of detail shown.",
+        "The function package.skeleton sets up the directories for a new package.",
+        "the sentence starts in lower case because it was cut from a longer one.",
+    ):
+        assert not characterises(sentence), sentence
+
+
+def test_no_outline_parents_name_their_pages_and_keywords() -> None:
+    _, nodes = _tree(FINANCE / "AMCOR_2023Q2_10Q.pdf")
+    for parent in (n for n in nodes if n.level and n is not nodes[-1]):
+        assert parent.summary.startswith(f"Pages {parent.page_start}–{parent.page_end} on "), parent.summary
+        assert parent.keywords[0] in parent.summary.split(".")[0], parent.summary
+    assert nodes[-1].summary.startswith("AMCOR_2023Q2_10Q.pdf, a quarterly report on Form 10-Q of ")
+
+
+def test_every_summary_has_at_least_four_words() -> None:
+    for path in (PDFS / "R-data.pdf", FINANCE / "AMCOR_2023Q2_10Q.pdf"):
+        _, nodes = _tree(path)
+        short = [n.summary for n in nodes if len(n.summary.split()) < MIN_SUMMARY_WORDS]
+        assert not short, short
 
 
 def test_soft_hyphens_join_known_words_and_keep_others() -> None:

@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from drag_core.config import DEFAULT_PDF_ENGINE
 from drag_core.errors import DragError
+from drag_core.ingest.clean_text import clean_text
 from drag_core.ingest.outline import OutlineEntry, markdown_outline, pdf_outline
 from drag_core.ingest.pdf_text import PdfError, pdf_page_count, pdf_pages
 from drag_core.ingest.running_lines import find_running_lines, page_bodies
@@ -234,7 +235,7 @@ def _looks_binary(data: bytes) -> bool:
 
 
 def _normalised(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n").rstrip()
+    return clean_text(text).rstrip()
 
 
 def split_sections(text: str, size: int = SECTION_CHARS, limit: int | None = None) -> list[str]:

@@ -17,6 +17,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from drag_core.ingest.clean_text import clean_text
 from drag_core.ingest.pdf_text import first_line, pdfium_lock
 
 __all__ = ["MAX_DEPTH", "OutlineEntry", "markdown_outline", "pdf_outline"]
@@ -37,7 +38,7 @@ class OutlineEntry:
 
     Attributes:
         level: depth, 0 = top (a chapter).
-        title: the section's title, whitespace folded.
+        title: the section's title, cleaned (``clean_text``), whitespace folded.
         page: 0-based index of the page (or text section) the section starts on.
     """
 
@@ -61,7 +62,7 @@ def pdf_outline(data: bytes) -> list[OutlineEntry]:
             entries = []
             for bookmark in document.get_toc(max_depth=MAX_DEPTH):
                 page = _bookmark_page(document, bookmark, raw)
-                title = " ".join((bookmark.get_title() or "").split())
+                title = " ".join(clean_text(bookmark.get_title() or "").split())
                 if page is not None and 0 <= page < pages and title:
                     entries.append(OutlineEntry(bookmark.level, title, page))
             return entries

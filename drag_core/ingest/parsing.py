@@ -19,7 +19,7 @@ from functools import cache, partial
 from pathlib import Path
 
 from drag_core.config import DEFAULT_PDF_ENGINE, check_pdf_engine
-from drag_core.ingest import loading, outline, pdf_text, running_lines
+from drag_core.ingest import clean_text, loading, outline, pdf_text, running_lines
 from drag_core.ingest.describe.cache import TextCache
 from drag_core.ingest.loading import LoadedDocument, clean_file_name, document_id, load_bytes, load_path
 from drag_core.ingest.outline import OutlineEntry
@@ -37,8 +37,8 @@ START_METHOD = "fork" if "fork" in multiprocessing.get_all_start_methods() else 
 @cache
 def parser_identity(pdf_engine: str = DEFAULT_PDF_ENGINE) -> str:
     """Changes whenever the parser may produce other pages: the PDF engine, its version and the loaders'
-    source (running lines and outlines included)."""
-    modules = (loading, pdf_text, running_lines, outline)
+    source (text cleaning, running lines and outlines included)."""
+    modules = (loading, pdf_text, clean_text, running_lines, outline)
     source = b"".join(Path(module.__file__).read_bytes() for module in modules)
     return f"{engine_version(pdf_engine)}:{hashlib.sha256(source).hexdigest()[:16]}"
 

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from drag_core.config import DEFAULT_PDF_ENGINE, check_pdf_engine
+from drag_core.ingest.clean_text import clean_text
 
 __all__ = [
     "PDFIUM_HYPHEN",
@@ -71,11 +72,12 @@ def engine_version(engine: str) -> str:
 
 
 def pdf_pages(data: bytes, max_pages: int, engine: str = DEFAULT_PDF_ENGINE) -> list[str]:
-    """The text of every page, in order (an unreadable page is an empty string). Raises ``PdfError``."""
+    """The text of every page, in order (an unreadable page is an empty string), cleaned (``clean_text``).
+    Raises ``PdfError``."""
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise PdfError("not a PDF (no %PDF header)")
     reader = _pdfium_pages if check_pdf_engine(engine) == "pdfium" else _pypdf_pages
-    return resolve_soft_hyphens([text.replace("\x00", "") for text in reader(data, max_pages)])
+    return [clean_text(text) for text in resolve_soft_hyphens(reader(data, max_pages))]
 
 
 def resolve_soft_hyphens(pages: Sequence[str]) -> list[str]:

@@ -67,9 +67,9 @@ def describe_tree(
     progress counts over all its levels."""
     bodies = [page.body for page in document.pages]
     if corpus is None:
-        context = DocumentContext.alone(document.file_name, bodies)
+        context = DocumentContext.alone(document.file_name, bodies, document.outline)
     else:
-        context = DocumentContext(document.file_name, tuple(bodies), corpus)
+        context = DocumentContext(document.file_name, tuple(bodies), corpus, document.outline)
     with timer("summaries"):
         pages = describer.pages(context, progress("summaries"))
     with timer("tree"):

@@ -90,15 +90,30 @@ class Sections:
             if entry.page == page
         ]
 
-    def span_title(self, first: int, last: int) -> str:
-        """The title of a node over pages ``first … last`` (0-based, inclusive)."""
-        paths = [self._page_paths[first]]
-        paths += [path for entry, path in zip(self.entries, self._paths) if first < entry.page <= last]
-        common = list(paths[0])
-        for path in paths[1:]:
+    def parts(self, first: int, last: int) -> tuple[tuple[str, ...], list[tuple[str, range]]]:
+        """What pages ``first … last`` (0-based, inclusive) hold: the path of the deepest section holding them
+        all, and the sections of the next level they run over, each with its 0-based pages in the span (up to
+        the page before the next one starts; its first page alone when the next starts on the same page)."""
+        starts = [(first, self._page_paths[first])]
+        starts += [(e.page, path) for e, path in zip(self.entries, self._paths) if first < e.page <= last]
+        common = starts[0][1]
+        for _, path in starts[1:]:
             common = common[: _shared(common, path)]
         depth = len(common)
-        parts = list(dict.fromkeys(path[depth] for path in paths if len(path) > depth))
+        begun: dict[str, int] = {}
+        for page, path in starts:
+            if len(path) > depth:
+                begun.setdefault(path[depth], page)
+        names = list(begun)
+        ends = [begun[name] - 1 for name in names[1:]] + [last]
+        return common, [
+            (name, range(begun[name], max(begun[name], end) + 1)) for name, end in zip(names, ends)
+        ]
+
+    def span_title(self, first: int, last: int) -> str:
+        """The title of a node over pages ``first … last`` (0-based, inclusive)."""
+        common, named = self.parts(first, last)
+        parts = [name for name, _ in named]
         base = " › ".join(common[-BREADCRUMB:])
         if len(parts) <= 1:
             return base or (parts[0] if parts else "")

@@ -55,7 +55,7 @@ __all__ = [
 
 #: Recorded on every root: a document built by another version of the tree stage (page bodies, sections,
 #: descriptions) is rebuilt on its next ingest, and listed as not current until then.
-TREE_VERSION = "outline-2"  # 2: a page is titled by every section that starts on it
+TREE_VERSION = "outline-3"  # 3: clean text (``clean_text``); parents read as a table of contents
 GROUP_MIN, GROUP_MAX = 3, 5
 GROUP_COST = 2.0  # outline grouping: the cost of one more group (a section boundary inside a group costs 2)
 SIMILARITY_WEIGHT = 0.1  # outline grouping: the lexical similarity across a cut (0..1), the tie-break

@@ -10,8 +10,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
 
+from drag_core.ingest.describe.contents import About, contents_line, document_about
 from drag_core.ingest.describe.corpus import Corpus, CorpusView
 from drag_core.ingest.describe.keywords import terms
+from drag_core.ingest.outline import OutlineEntry
+from drag_core.ingest.sections import Sections
 from drag_core.types import Description
 
 __all__ = [
@@ -43,16 +46,46 @@ class DocumentContext:
         file_name: the document's file name.
         pages: every page's body (running headers and footers left out), in page order.
         corpus: the corpus the document is described against (``Corpus.view``).
+        outline: the document's outline (empty: none), whose sections a parent's summary names.
     """
 
     file_name: str
     pages: tuple[str, ...]
     corpus: CorpusView
+    outline: tuple[OutlineEntry, ...] = ()
 
     @classmethod
-    def alone(cls, file_name: str, pages: Sequence[str]) -> DocumentContext:
+    def alone(
+        cls, file_name: str, pages: Sequence[str], outline: Sequence[OutlineEntry] = ()
+    ) -> DocumentContext:
         """A document described on its own (a corpus of one)."""
-        return cls(file_name, tuple(pages), Corpus().view((file_name, ""), document_terms(pages)))
+        view = Corpus().view((file_name, ""), document_terms(pages))
+        return cls(file_name, tuple(pages), view, tuple(outline))
+
+    @cached_property
+    def sections(self) -> Sections:
+        """The outline laid over the pages."""
+        return Sections(self.outline, len(self.pages))
+
+    @cached_property
+    def about(self) -> About:
+        """What the document is: title, kind, length."""
+        return document_about(self.file_name, self.pages)
+
+    def is_root(self, pages: range) -> bool:
+        """Whether a group over ``pages`` is the document's root (it covers every page)."""
+        return pages.start == 0 and pages.stop >= len(self.pages)
+
+    def contents(self, pages: range, keywords: Sequence[str]) -> str:
+        """What a parent over the 0-based ``pages`` covers, as a table of contents says it
+        (``contents.contents_line``): its sections by name, or its keywords without an outline."""
+        about = self.about if self.is_root(pages) else None
+        return contents_line(self.sections, pages, keywords, about)
+
+    def part_key(self, pages: range) -> str:
+        """What a group's contents line depends on besides its keywords (part of its cache key)."""
+        about = self.about if self.is_root(pages) else None
+        return repr((self.sections.parts(pages.start, pages.stop - 1) if self.sections else (), about))
 
     @cached_property
     def text(self) -> str:
@@ -63,7 +96,8 @@ class DocumentContext:
     def fingerprint(self) -> str:
         """Names the document and its corpus (part of the description cache key of a summariser that reads
         the context)."""
-        digest = hashlib.sha256(f"{self.file_name}\x00{self.corpus.fingerprint}\x00".encode())
+        outline = repr(self.outline)
+        digest = hashlib.sha256(f"{self.file_name}\x00{self.corpus.fingerprint}\x00{outline}\x00".encode())
         digest.update(self.text.encode())
         return digest.hexdigest()
 

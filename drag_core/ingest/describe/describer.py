@@ -41,11 +41,15 @@ class Describer:
         groups: Sequence[tuple[list[Description], range]],
         progress: Progress | None = None,
     ) -> list[Description]:
-        """One description per group: its children's descriptions and the 0-based pages it covers."""
+        """One description per group: its children's descriptions and the 0-based pages it covers (its cache
+        key holds the sections it covers, which its summary names)."""
         scope = self._scope(context)
         keys = [
             self._key(
-                "group", self._where(scope, pages) + json.dumps([asdict(d) for d in children], sort_keys=True)
+                "group",
+                self._where(scope, pages)
+                + context.part_key(pages)
+                + json.dumps([asdict(d) for d in children], sort_keys=True),
             )
             for children, pages in groups
         ]

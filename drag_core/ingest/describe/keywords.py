@@ -20,14 +20,13 @@ the corpus; never a person's name, never the boilerplate of a genre.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from drag_core.ingest.describe.corpus import CorpusView
 from drag_core.ingest.describe.names import people_page_tokens, person_names, proper_tokens
-from drag_core.text import ENGLISH_STOPWORDS
+from drag_core.text import ENGLISH_STOPWORDS, WORD
 
 __all__ = [
     "CANDIDATES_PER_KEYWORD",
@@ -225,13 +224,12 @@ GENRE_STOPWORDS = frozenset(
     ]
 )
 _STOPWORDS = ENGLISH_STOPWORDS | EXTRA_STOPWORDS
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*[A-Za-z0-9]|[A-Za-z]")
 
 
 def terms(text: str) -> list[str]:
     """The candidate terms of a text, in order (see the module docstring)."""
     out = []
-    for word in _WORD.findall(text):
+    for word in WORD.findall(text):
         lower = word.lower().replace("’", "'")
         letters = sum(ch.isalpha() for ch in lower)
         if (

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from drag_core.text import WORD
+
 __all__ = ["ROLE_WORDS", "is_people_page", "people_page_tokens", "person_names", "proper_tokens"]
 
 #: Capitalised words that stand next to names but are none.
@@ -60,9 +62,10 @@ ROLE_WORDS = frozenset(
     ]
 )
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*[A-Za-z0-9]|[A-Za-z]")
-_CAPITALISED = r"[A-Z][a-z]+(?:[-'’][A-Z]?[a-z]+)?"
-_NAME = re.compile(rf"\b({_CAPITALISED})\s+(?:([A-Z])\.\s*)?({_CAPITALISED})(?:\s+({_CAPITALISED}))?\b")
+_WORD = WORD
+_UPPER, _LOWER = "A-ZÀ-ÖØ-ÞĀ-ſ", "a-zß-öø-ÿĀ-ſ"  # Latin letters, accented ones too ("Guibé", "Ľubomír")
+_CAPITALISED = rf"[{_UPPER}][{_LOWER}]+(?:[-'’][{_UPPER}]?[{_LOWER}]+)?"
+_NAME = re.compile(rf"\b({_CAPITALISED})\s+(?:([{_UPPER}])\.\s*)?({_CAPITALISED})(?:\s+({_CAPITALISED}))?\b")
 _BEFORE_NAME = re.compile(r"(?:/s/|\bby|\bMr\.|\bMs\.|\bMrs\.|\bDr\.|\bProf\.|\bI,)\s*$")
 _TITLED = re.compile(rf"\b(?:Mr|Ms|Mrs|Dr|Prof)\.\s*({_CAPITALISED})\b")
 _AFTER_NAME = re.compile(

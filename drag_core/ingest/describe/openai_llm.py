@@ -1,7 +1,10 @@
 """Summariser backed by an OpenAI-compatible chat-completions endpoint, with an offline fallback.
 
 Page descriptions (summary + keywords) and parent summaries come from the LLM as strict JSON; parent
-keywords are merged from the children in code (``merge_keywords``), never by the LLM. When a call fails
+keywords are merged from the children in code (``merge_keywords``), never by the LLM. A parent's prompt
+starts with what the part covers (``DocumentContext.contents``: its sections by name with their pages, or
+its keywords; for the root, the document's title and kind), the same line the offline summariser begins
+with, and the LLM is asked to name those sections. When a call fails
 for good (``LLMError``), the fallback summariser's description is returned with ``fallback_reason`` set.
 """
 
@@ -49,7 +52,9 @@ PAGE_SYSTEM = (
     'or names from it. Reply in JSON: {"summary": "...", "keywords": ["...", "..."]}.'
 )
 GROUP_SYSTEM = (
-    "Summarise these parts of a document in 2 to 5 short sentences covering their main facts. "
+    "Describe this part of a document as a table of contents with prose: first say what it covers, naming "
+    "its sections as listed under 'What it covers', then add one or two plain sentences that characterise it "
+    "(no code, URLs or page numbers in them). "
     'Reply in JSON: {"summary": "..."}.'
 )
 
@@ -103,18 +108,21 @@ class OpenAISummarizer:
     def describe_group(
         self, children: Sequence[Description], context: DocumentContext, pages: range
     ) -> Description:
-        """Parent summary from the LLM over the children's summaries + keywords; keywords merged in code."""
+        """Parent summary from the LLM over what the part covers (its sections) and the children's summaries
+        + keywords; keywords merged in code."""
         if not children:
             return self.fallback.describe_group(children, context, pages)
+        keywords = merge_keywords(children)
+        contents = f"What it covers: {context.contents(pages, keywords)}\n\n"
         messages = [
             {"role": "system", "content": GROUP_SYSTEM},
-            {"role": "user", "content": _children_prompt(children)},
+            {"role": "user", "content": contents + _children_prompt(children)},
         ]
         try:
             data = self._ask(messages, SUMMARY_SCHEMA, "group_summary", normalize_summary, GROUP_MAX_TOKENS)
         except LLMError as exc:
             return self._fallback(self.fallback.describe_group(children, context, pages), exc)
-        return Description(summary=data["summary"], keywords=merge_keywords(children), source=self.identity)
+        return Description(summary=data["summary"], keywords=keywords, source=self.identity)
 
     def _ask(
         self,
