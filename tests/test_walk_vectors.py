@@ -3,11 +3,13 @@ manual with an outline and a filing without one."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
 import pytest
-from conftest import FINANCE, PDFS
+from conftest import FINANCE, PDFS, SHARED
+from pypdf import PdfReader, PdfWriter
 
 from drag_core.ingest.describe.cache import DescriptionCache
 from drag_core.ingest.describe.describer import Describer
@@ -124,3 +126,55 @@ def test_outline_and_blend_parents_embed_their_outline(embedder, manual, dense) 
     else:  # between the two: nearer the outline than the centroid is, nearer the centroid than the outline is
         assert np.all(to_outline > np.sum(centroids * outlines, axis=1))
         assert np.all(to_outline < 1.0 - 1e-3)
+
+
+# -- a real index of a manual and a filing: which document the walks' pages come from -------------------------
+def _slice(source, first: int, last: int, target) -> None:
+    reader, writer = PdfReader(source), PdfWriter()
+    for page in reader.pages[first - 1 : last]:
+        writer.add_page(page)
+    writer.write(target)
+
+
+def _questions(data_set: str, doc: str) -> list[str]:
+    lines = (SHARED / "data" / data_set / "queries.jsonl").read_text().splitlines()
+    return [q["text"] for q in map(json.loads, lines) if q["doc"] == doc]
+
+
+@pytest.fixture(scope="module")
+def two_kinds(tmp_path_factory):
+    """R-FAQ pages 33–44 (a manual with an outline) and a whole earnings release (a filing without one), and
+    the development questions about each."""
+    folder = tmp_path_factory.mktemp("two-kinds")
+    _slice(PDFS / "R-FAQ.pdf", 33, 44, folder / "R-FAQ.pdf")
+    _slice(FINANCE / "ULTABEAUTY_2023Q4_EARNINGS.pdf", 1, 99, folder / "ULTABEAUTY_2023Q4_EARNINGS.pdf")
+    asked = {
+        "R-FAQ.pdf": _questions("manuals-dev", "R-FAQ.pdf"),
+        "ULTABEAUTY_2023Q4_EARNINGS.pdf": _questions("financebench-dev", "ULTABEAUTY_2023Q4_EARNINGS.pdf"),
+    }
+    return sorted(folder.iterdir()), asked
+
+
+def _own_share(engine, asked: dict[str, list[str]], strategy: str) -> float:
+    """The mean share of the pages a walk returns that come from the question's own document."""
+    shares = []
+    for doc, questions in asked.items():
+        for question in questions:
+            pages = [
+                (n.file_name, n.page_end - n.page_start + 1) for n in engine.search(question, strategy).nodes
+            ]
+            shares.append(sum(size for name, size in pages if name == doc) / sum(size for _, size in pages))
+    return sum(shares) / len(shares)
+
+
+def test_blended_parents_keep_the_beams_pages_in_the_questions_document(make_engine, two_kinds) -> None:
+    files, asked = two_kinds
+    assert sum(map(len, asked.values())) >= 10
+    shares = {}
+    for policy in (VectorPolicy(), VectorPolicy(parent_dense="blend", parent_sparse="vocabulary")):
+        engine = make_engine(policy=policy)
+        assert all(r.ok for r in engine.ingest_paths(files))
+        shares[policy.identity] = {s: _own_share(engine, asked, s) for s in ("beam", "knee-beam")}
+    old, new = shares.values()
+    assert new["beam"] > old["beam"] + 0.05
+    assert new["knee-beam"] >= old["knee-beam"] - 0.03
