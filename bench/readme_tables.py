@@ -9,6 +9,10 @@ there are the numbers a run printed (none copied by hand).
 * ``--before SET=FILE … --after SET=FILE …``: absolute quality before and after a change, per set — flat top-5,
   the dense list alone, BM25 alone (recall@5 each), default ``adaptive``'s right-sized recall at its pages and
   its gain at equal budget with the interval, and the run's ingest cost when the report has it.
+* ``--before … --after … --runs``: instead, every run of both files, before → after: gain at equal budget,
+  pages, doc_hit (flat top-5's) and recall of everything returned (issue 27's walk vectors).
+* ``--compare LABEL=FILE …``: the runs of several reports of one set side by side (e.g. one per vector
+  policy), a cell per report: gain at equal budget · pages · doc_hit.
 
 Run: ``.venv/bin/python bench/readme_tables.py --eval financebench-dev=fb.json manuals-dev=manuals.json
 "scifact (test)"=scifact.json --sweep financebench-dev=sweep-fb.json …``
@@ -137,6 +141,49 @@ def before_after_table(before: dict[str, dict[str, Any]], after: dict[str, dict[
     return "\n".join(lines)
 
 
+def _change(before: dict[str, Any] | None, after: dict[str, Any] | None, key: str, fmt: str) -> str:
+    return " → ".join(_number(run.get(key) if run else None, fmt) for run in (before, after))
+
+
+def runs_table(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> str:
+    """One row per set and run: its gain at equal budget, pages, doc_hit and recall, before → after."""
+    lines = [
+        "| set | run | gain_vs_flat | pages | doc_hit | flat top-5 doc_hit | recall (everything returned) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name in dict.fromkeys([*before, *after]):
+        runs_before = before.get(name, {}).get("strategies", {})
+        runs_after = after.get(name, {}).get("strategies", {})
+        for label in dict.fromkeys([*runs_before, *runs_after]):
+            old, new = runs_before.get(label), runs_after.get(label)
+            cells = [
+                _change(old, new, "gain_vs_flat", "{:+.3f}"),
+                _change(old, new, "pages_returned", "{:.1f}"),
+                _change(old, new, "doc_hit", "{:.2f}"),
+                _change(old, new, "flat_doc_hit", "{:.2f}"),
+                _change(old, new, "right_sized_recall", "{:.3f}"),
+            ]
+            lines.append(f"| {name} | `{label}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def compare_table(reports: dict[str, dict[str, Any]]) -> str:
+    """One row per run, one column per report: gain_vs_flat · pages · doc_hit."""
+    labels = dict.fromkeys(label for report in reports.values() for label in report["strategies"])
+    lines = ["| run | " + " | ".join(reports) + " |", "|---|" + "---|" * len(reports)]
+    for label in labels:
+        cells = []
+        for report in reports.values():
+            run = report["strategies"].get(label)
+            cells.append(
+                "–"
+                if run is None
+                else f"{run['gain_vs_flat']:+.3f} · {run['pages_returned']:.1f} · {run['doc_hit']:.2f}"
+            )
+        lines.append(f"| `{label}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _named(pairs: list[str]) -> dict[str, dict[str, Any]]:
     named = {}
     for pair in pairs:
@@ -153,15 +200,21 @@ def main() -> None:
         "--before", nargs="*", default=[], metavar="SET=FILE", help="eval --json before a change"
     )
     parser.add_argument("--after", nargs="*", default=[], metavar="SET=FILE", help="eval --json after it")
+    parser.add_argument("--compare", nargs="*", default=[], metavar="LABEL=FILE", help="reports side by side")
+    parser.add_argument("--runs", action="store_true", help="before → after of every run (not only adaptive)")
     args = parser.parse_args()
     if args.eval:
         print(eval_table(_named(args.eval)))
     if args.sweep:
         print()
         print(sweep_table(_named(args.sweep)))
+    if args.compare:
+        print()
+        print(compare_table(_named(args.compare)))
     if args.before or args.after:
         print()
-        print(before_after_table(_named(args.before), _named(args.after)))
+        table = runs_table if args.runs else before_after_table
+        print(table(_named(args.before), _named(args.after)))
 
 
 if __name__ == "__main__":

@@ -117,10 +117,18 @@ extra = right.text_input(
 limit = left.number_input("Queries (first N)", 1, len(dataset.queries), min(len(dataset.queries), 50))
 if not on_labels:  # the labels are judged on the index as it is built
     parent_dense = right.selectbox(
-        "Parent dense vector", PARENT_DENSE_CHOICES, index=1, key="eval_pd", help=TERMS["parent_dense"]
+        "Parent dense vector",
+        PARENT_DENSE_CHOICES,
+        index=PARENT_DENSE_CHOICES.index(VectorPolicy.parent_dense),
+        key="eval_pd",
+        help=TERMS["parent_dense"],
     )
     parent_sparse = right.selectbox(
-        "Parent sparse vector", PARENT_SPARSE_CHOICES, index=1, key="eval_ps", help=TERMS["parent_sparse"]
+        "Parent sparse vector",
+        PARENT_SPARSE_CHOICES,
+        index=PARENT_SPARSE_CHOICES.index(VectorPolicy.parent_sparse),
+        key="eval_ps",
+        help=TERMS["parent_sparse"],
     )
     with st.expander("Sweep one parameter instead"):
         sweep_param = st.selectbox("Parameter", ["(no sweep)", *SWEEPABLE], key="eval_sweep_param")

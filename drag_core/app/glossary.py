@@ -68,9 +68,12 @@ TERMS: dict[str, str] = {
     "fallbacks": "LLM fallbacks: pages and sections whose summary the LLM did not deliver (a timeout or an "
     "invalid reply), so the offline summariser wrote it instead.",
     "parent_dense": "The meaning (dense) vector of a section above the pages: centroid = the average of its "
-    "pages' vectors, so a section sits among its pages; summary = the embedding of its summary and keywords.",
+    "pages' vectors, so a section sits among its pages; summary = the embedding of its summary and keywords; "
+    "outline = the embedding of the file's title, the section names below it and its keywords; blend = the "
+    "average of centroid and outline.",
     "parent_sparse": "The keyword (BM25) vector of a section above the pages: subtree = all the text of its "
-    "pages; summary = only its summary and keywords.",
+    "pages; summary = only its summary and keywords; outline = the file's title, the section names below it and "
+    "its keywords; vocabulary = every distinct word of its pages, once.",
     "summary_by": "Who wrote this node's summary: the offline extractive summariser (sentences picked from "
     "the text) or the configured LLM.",
     "fates": "Each point is one result of that ranking: kept; dropped by the strategy (a parent and its child "

@@ -15,9 +15,14 @@
   ``passages`` multivector, which a ranking can read by MaxSim instead of the page vector. A page whose one
   passage is its whole dense text reuses the page vector (no model call); ``"off"`` builds none.
 * Parents, ``parent_dense``: ``"summary"`` embeds title + summary + keywords; ``"centroid"`` takes the normalised
-  mean of the children's dense vectors (so a parent sits among its pages).
+  mean of the children's dense vectors (so a parent sits among its pages); ``"outline"`` embeds the node's
+  outline (``outline_text``: the file's title, the section names below the node, its keywords); ``"blend"`` is
+  the normalised mean of the centroid and the outline's vector.
 * Parents, ``parent_sparse``: ``"summary"`` indexes title + keywords + summary; ``"subtree"`` indexes all the page
-  bodies below the node.
+  bodies below the node; ``"outline"`` indexes its outline (``outline_text``, under its section title);
+  ``"vocabulary"`` indexes every distinct word of the page bodies below it once (``vocabulary_text``: a
+  subtree whose length grows with its vocabulary, not its pages, so a long document's root does not fall
+  behind on BM25's length normalisation, nor match by repetition).
 
 ``bodies`` are the page bodies of the nodes' document in page order (``[page.body for page in
 document.pages]``): nodes hold the page text shown to people.
@@ -26,7 +31,7 @@ document.pages]``): nodes hold the page text shown to people.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Protocol
@@ -46,16 +51,18 @@ __all__ = [
     "dense_count",
     "dense_vectors",
     "leaf_text",
+    "outline_text",
     "page_passages",
     "passage_texts",
     "passage_vectors",
     "sparse_texts",
     "title_of",
     "titled",
+    "vocabulary_text",
 ]
 
-PARENT_DENSE_CHOICES = ("summary", "centroid")
-PARENT_SPARSE_CHOICES = ("summary", "subtree")
+PARENT_DENSE_CHOICES = ("summary", "centroid", "outline", "blend")
+PARENT_SPARSE_CHOICES = ("summary", "subtree", "outline", "vocabulary")
 PASSAGE_CHOICES = ("off", "plain", "heading")
 
 
@@ -64,8 +71,8 @@ class VectorPolicy:
     """Which text each vector sees.
 
     Attributes:
-        parent_dense: ``"summary"`` or ``"centroid"``.
-        parent_sparse: ``"summary"`` or ``"subtree"``.
+        parent_dense: ``"summary"``, ``"centroid"``, ``"outline"`` or ``"blend"`` (module docstring).
+        parent_sparse: ``"summary"``, ``"subtree"``, ``"outline"`` or ``"vocabulary"`` (module docstring).
         passages: the leaves' passages: ``"plain"`` (under the file's title), ``"heading"`` (and the section's
             heading) or ``"off"`` (none: the page vector is a leaf's only dense vector).
     """
@@ -134,6 +141,25 @@ def leaf_text(node: Node, bodies: Sequence[str], sparse: bool) -> str:
     return titled(node.file_name, body, node.title if sparse else "")
 
 
+def outline_text(node: Node, by_id: Mapping[int, Node], sparse: bool) -> str:
+    """A parent as a table of contents: the distinct section titles below it, level by level (its children's
+    first, so the dense model's first word pieces read the top of the outline), then its keywords; under the
+    file's title (and, ``sparse``, its own section title). Without an outline only the keywords remain."""
+    headings: list[str] = []
+    generation = [by_id[c] for c in node.child_ids]
+    while generation:
+        headings += [n.title for n in generation if n.title and n.title != node.title]
+        generation = [by_id[c] for n in generation for c in n.child_ids]
+    text = "; ".join(dict.fromkeys(headings))
+    keywords = f"Keywords: {', '.join(node.keywords)}"
+    return titled(node.file_name, f"{text}\n{keywords}" if text else keywords, node.title if sparse else "")
+
+
+def vocabulary_text(text: str) -> str:
+    """Every distinct word of ``text`` once, in order of first appearance (case-folded)."""
+    return " ".join(dict.fromkeys(re.findall(r"\w+", text.casefold())))
+
+
 def sparse_texts(nodes: Sequence[Node], policy: VectorPolicy, bodies: Sequence[str]) -> list[str]:
     """Text for each node's BM25 vector."""
     by_id = {n.id: n for n in nodes}
@@ -149,16 +175,27 @@ def sparse_texts(nodes: Sequence[Node], policy: VectorPolicy, bodies: Sequence[s
             out.append(leaf_text(node, bodies, sparse=True))
         elif policy.parent_sparse == "subtree":
             out.append(titled(node.file_name, below(node), node.title))
+        elif policy.parent_sparse == "vocabulary":
+            out.append(titled(node.file_name, vocabulary_text(below(node)), node.title))
+        elif policy.parent_sparse == "outline":
+            out.append(outline_text(node, by_id, sparse=True))
         else:
             out.append(_described(node, sparse=True))
     return out
 
 
-def _dense_text(node: Node, policy: VectorPolicy, bodies: Sequence[str]) -> str | None:
-    """The text a node's dense vector embeds (None: a centroid of its children's vectors, no model call)."""
+def _dense_text(
+    node: Node, policy: VectorPolicy, bodies: Sequence[str], by_id: Mapping[int, Node]
+) -> str | None:
+    """The text a node's dense vector embeds (None: only a centroid of its children's vectors, no model
+    call)."""
     if node.level == 0:
         return leaf_text(node, bodies, sparse=False)
-    return _described(node, sparse=False) if policy.parent_dense == "summary" else None
+    if policy.parent_dense == "summary":
+        return _described(node, sparse=False)
+    if policy.parent_dense in ("outline", "blend"):
+        return outline_text(node, by_id, sparse=False)
+    return None
 
 
 def page_passages(
@@ -206,7 +243,7 @@ def dense_count(
     nodes: Sequence[Node], policy: VectorPolicy, passages: Sequence[list[str] | None] = ()
 ) -> int:
     """How many texts ``dense_vectors`` gives the model: the ingest's count of its vectors stage."""
-    own = sum(1 for n in nodes if n.level == 0 or policy.parent_dense == "summary")
+    own = sum(1 for n in nodes if n.level == 0 or policy.parent_dense != "centroid")
     return own + sum(len(p or ()) for p in passages)
 
 
@@ -219,16 +256,20 @@ def dense_vectors(
     """Dense vector of every node: leaves embed their text; parents per ``policy.parent_dense``.
 
     ``nodes`` are ordered leaves first, parents after their children (as ``tree.build_tree`` returns them).
+    A ``"blend"`` parent's centroid is of its children's blended vectors.
     """
     index = {n.id: i for i, n in enumerate(nodes)}
-    texts = [_dense_text(n, policy, bodies) for n in nodes]
+    by_id = {n.id: n for n in nodes}
+    texts = [_dense_text(n, policy, bodies, by_id) for n in nodes]
     embedded_at = [i for i, t in enumerate(texts) if t is not None]
     embedded = embed([texts[i] for i in embedded_at])
     vectors = np.zeros((len(nodes), embedded.shape[1]), dtype=np.float32)
     vectors[embedded_at] = embedded
     for i, node in enumerate(nodes):
-        if texts[i] is None:
+        if node.level > 0 and policy.parent_dense in ("centroid", "blend"):
             mean = vectors[[index[c] for c in node.child_ids]].mean(axis=0)
+            if policy.parent_dense == "blend":
+                mean = mean / (np.linalg.norm(mean) or 1.0) + vectors[i]
             vectors[i] = mean / (np.linalg.norm(mean) or 1.0)
     return vectors
 
