@@ -384,7 +384,7 @@ def test_upload_compare_and_tune_the_knee_in_a_browser(serve_app: Callable[..., 
         shared.wait_for_selector(IDLE, timeout=STARTUP_S * 1000)
         expect(shared.get_by_label("Question")).to_have_value(QUERY)
         shown = shared.get_by_test_id("stSlider").filter(has_text="Sensitivity")
-        expect(shown.get_by_test_id("stSliderThumbValue")).to_have_text("0.05")
+        expect(shown.get_by_test_id("stSliderThumbValue")).to_have_text(first)
         shared_titles = (
             shared.get_by_role("tabpanel").locator(".stPlotlyChart").first.locator(".annotation-text")
         )

@@ -2,18 +2,22 @@
 
 PDFium numbers the characters of a page (``count_chars``), generated spaces and line breaks included; on every
 page of the shared PDFs ``get_text_range()`` has exactly one character per index. ``char_map`` repeats the
-clean-up ``ingest.pdf_text`` applies to that text (``\\r\\n`` and ``\\r`` → ``\\n``, PDFium's line-break hyphen
-U+FFFE → ``-``, NUL dropped) and keeps each character's index, so for text read by PDFium the stored page text
-and the map agree character for character. When they do not (pypdf read the text, or the clean-up changed), the
-visible characters of the two texts are aligned (``difflib``; whitespace and hyphens ignored, which is where
-pypdf differs), and each character of the stored text gets the index of its partner.
+clean-up ``ingest.pdf_text`` applies to that text character by character (``\r\n`` and ``\r`` → ``\n``,
+PDFium's line-break hyphen U+FFFE → ``-``; ``ingest.clean_text``'s NFKC, NUL and other control characters
+dropped) and keeps each character's index (a ligature's letters share it), so for text read by PDFium the stored
+page text and the map agree character for character — but where a clean-up rule spans characters (a TeX accent
+joined to its letter, a soft hyphen at a line end). Where they do not agree (those, or pypdf read the text), the
+visible characters of the two texts are aligned (``difflib``; whitespace and hyphens ignored, which is where pypdf
+differs), and each character of the stored text gets the index of its partner.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from functools import lru_cache
 
+from drag_core.ingest.clean_text import clean_text
 from drag_core.ingest.pdf_text import PDFIUM_HYPHEN
 
 __all__ = ["char_map", "char_runs", "text_indices"]
@@ -31,11 +35,17 @@ def char_map(raw: str) -> tuple[str, list[int]]:
             index.append(i)
             i += 2 if raw[i + 1 : i + 2] == "\n" else 1
             continue
-        if ch != "\x00":
-            out.append("-" if ch == PDFIUM_HYPHEN else ch)
+        for part in _cleaned(ch):
+            out.append(part)
             index.append(i)
         i += 1
     return "".join(out), index
+
+
+@lru_cache(maxsize=4096)
+def _cleaned(ch: str) -> str:
+    """What the ingest clean-up makes of one character of PDFium's text (none, one or several characters)."""
+    return "-" if ch == PDFIUM_HYPHEN else clean_text(ch)
 
 
 def _visible(text: str) -> tuple[str, list[int]]:
