@@ -320,7 +320,7 @@ def test_describe_group_is_fed_the_section_names(fake: FakeLLM) -> None:
     assert parent.summary == "Covers revenue and costs." and parent.source == llm.identity
     prompt = fake.requests[0].body["messages"][-1]["content"]
     assert prompt.startswith("What it covers: In 1 Revenue: 1.1 Subscriptions and 1.2 Licences.")
-    assert "naming its sections" in fake.requests[0].body["messages"][0]["content"]
+    assert "name its sections" in fake.requests[0].body["messages"][0]["content"]
     llm.describe_group(children, context, range(6))
     root_prompt = fake.requests[1].body["messages"][-1]["content"]
     assert root_prompt.startswith(

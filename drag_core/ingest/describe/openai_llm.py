@@ -52,9 +52,8 @@ PAGE_SYSTEM = (
     'or names from it. Reply in JSON: {"summary": "...", "keywords": ["...", "..."]}.'
 )
 GROUP_SYSTEM = (
-    "Describe this part of a document as a table of contents with prose: first say what it covers, naming "
-    "its sections as listed under 'What it covers', then add one or two plain sentences that characterise it "
-    "(no code, URLs or page numbers in them). "
+    "Summarise this part of a document in 2 to 4 short sentences: first name its sections as listed under "
+    "'What it covers', then its main facts. "
     'Reply in JSON: {"summary": "..."}.'
 )
 
