@@ -41,8 +41,9 @@ ENGLISH_STOPWORDS: frozenset[str] = frozenset(
 #: A word: a letter, then letters, digits, apostrophes and hyphens, ending in a letter or digit; any script's
 #: letters ("Péter" is one word, never "P" and "ter"); never the tail of a token that starts with a digit
 #: ("4.4BSD-Lite" holds no word "BSD-Lite").
-WORD = re.compile(r"(?<![^\W_])[^\W\d_](?:[^\W_]|['’\-])*[^\W_]|(?<![^\W_])[^\W\d_]")
-_WORD = re.compile(r"(?<![^\W_])[^\W\d_](?:[^\W_]|-)*[^\W_]|(?<![^\W_])[^\W\d_]")
+_WORD_SHAPE = r"(?<![^\W_])[^\W\d_](?:[^\W_]|[{joiners}])*[^\W_]|(?<![^\W_])[^\W\d_]"
+WORD = re.compile(_WORD_SHAPE.format(joiners="'’\\-"))
+_WORD = re.compile(_WORD_SHAPE.format(joiners="\\-"))  # ``content_words``: apostrophes split words
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 _SPACES = re.compile(r"[ \t\f\v]+")
 #: Words after which a full stop ends no sentence ("e.g.", "Inc.", "Fig.").

@@ -91,17 +91,20 @@ def read_view(
             ignored.append(f"{key}={params[key]}")
         else:
             knobs[name] = value
+
+    def drop(*fields: str) -> None:  # read, but not to be used together: said ignored
+        ignored.extend(f"{k}={params[k]}" for k, n in ADDRESS.items() if n in fields)
+        for name in fields:
+            knobs.pop(name)
+
     if knobs.get("min_keep", 0) > knobs.get("max_keep", float("inf")):
-        ignored += [f"{k}={params[k]}" for k, n in ADDRESS.items() if n in ("min_keep", "max_keep")]
-        knobs.pop("min_keep"), knobs.pop("max_keep")
+        drop("min_keep", "max_keep")
     method = knobs.get("knee_method")
     if method is not None:
         if "sensitivity" in knobs and knobs["sensitivity"] > sensitivity_bounds(method)[1]:
-            ignored += [f"{k}={params[k]}" for k, n in ADDRESS.items() if n == "sensitivity"]
-            knobs.pop("sensitivity")
+            drop("sensitivity")
         if "score_source" in knobs and not combined(method, knobs["score_source"]):
-            ignored += [f"{k}={params[k]}" for k, n in ADDRESS.items() if n == "score_source"]
-            knobs.pop("score_source")
+            drop("score_source")
     query = params.get(QUERY)
     return OpenedView(query if query is None else query.strip(), names, knobs, ignored)
 

@@ -79,13 +79,16 @@ class DocumentContext:
     def contents(self, pages: range, keywords: Sequence[str]) -> str:
         """What a parent over the 0-based ``pages`` covers, as a table of contents says it
         (``contents.contents_line``): its sections by name, or its keywords without an outline."""
-        about = self.about if self.is_root(pages) else None
-        return contents_line(self.sections, pages, keywords, about)
+        return contents_line(self.sections, pages, keywords, self._root_about(pages))
 
     def part_key(self, pages: range) -> str:
         """What a group's contents line depends on besides its keywords (part of its cache key)."""
-        about = self.about if self.is_root(pages) else None
-        return repr((self.sections.parts(pages.start, pages.stop - 1) if self.sections else (), about))
+        parts = self.sections.parts(pages.start, pages.stop - 1) if self.sections else ()
+        return repr((parts, self._root_about(pages)))
+
+    def _root_about(self, pages: range) -> About | None:
+        """What the document is, for its root (the group over every page); None for another group."""
+        return self.about if self.is_root(pages) else None
 
     @cached_property
     def text(self) -> str:

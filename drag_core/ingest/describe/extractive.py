@@ -176,7 +176,7 @@ class ExtractiveSummarizer:
         for keyword in keywords:
             for word in content_words(keyword):
                 pool[word] += weight
-        norm = math.sqrt(sum(v * v for v in pool.values()))
+        norm = _norm(pool)
         starts = {entry.page for entry in context.sections.entries}
         best: dict[int, tuple[float, str]] = {}
         for page in pages:
@@ -184,9 +184,7 @@ class ExtractiveSummarizer:
             bonus = (SECTION_START if page in starts else 1.0) * early
             for sentence, bag in self._sentences(context, document, page):
                 words = sum(bag.values())
-                dot = sum(n * pool.get(w, 0) for w, n in bag.items())
-                size = math.sqrt(sum(v * v for v in bag.values())) * norm
-                score = (dot / size if size else 0.0) * min(1.0, words / FULL_WORDS) * bonus
+                score = _cosine(bag, pool, norm) * min(1.0, words / FULL_WORDS) * bonus
                 if score > best.get(page, (0.0, ""))[0]:
                     best[page] = (score, sentence)
         chosen = sorted(best, key=lambda page: -best[page][0])[:PARENT_SENTENCES]
@@ -232,9 +230,14 @@ def _bag(text: str) -> Counter[str]:
     return Counter(content_words(text))
 
 
-def _cosine(a: Counter[str], b: Counter[str]) -> float:
+def _norm(bag: Counter[str]) -> float:
+    return math.sqrt(sum(v * v for v in bag.values()))
+
+
+def _cosine(a: Counter[str], b: Counter[str], b_norm: float | None = None) -> float:
+    """The cosine of two bags of words (``b_norm``: ``b``'s norm, when it is reused)."""
     dot = sum(n * b.get(w, 0) for w, n in a.items())
-    norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
+    norm = _norm(a) * (_norm(b) if b_norm is None else b_norm)
     return dot / norm if norm else 0.0
 
 

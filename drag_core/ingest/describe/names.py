@@ -62,7 +62,7 @@ ROLE_WORDS = frozenset(
     ]
 )
 
-_WORD = WORD
+
 _UPPER, _LOWER = "A-ZÀ-ÖØ-ÞĀ-ſ", "a-zß-öø-ÿĀ-ſ"  # Latin letters, accented ones too ("Guibé", "Ľubomír")
 _CAPITALISED = rf"[{_UPPER}][{_LOWER}]+(?:[-'’][{_UPPER}]?[{_LOWER}]+)?"
 _NAME = re.compile(rf"\b({_CAPITALISED})\s+(?:([{_UPPER}])\.\s*)?({_CAPITALISED})(?:\s+({_CAPITALISED}))?\b")
@@ -90,7 +90,7 @@ def proper_tokens(pages: Sequence[str]) -> set[str]:
     """Lower-cased forms of the capitalised tokens that never occur in lower case in the document."""
     lower, capital = set(), set()
     for page in pages:
-        for word in _WORD.findall(page):
+        for word in WORD.findall(page):
             if word.islower():
                 lower.add(word)
             elif word[0].isupper() and not word.isupper():
@@ -102,12 +102,12 @@ def people_page_tokens(page: str, proper: set[str]) -> set[str]:
     """The proper tokens of a people page (none for another page): kept out of its keywords."""
     if not is_people_page(page):
         return set()
-    return {word.lower() for word in _WORD.findall(page)} & proper
+    return {word.lower() for word in WORD.findall(page)} & proper
 
 
 def person_names(pages: Sequence[str], file_name: str = "") -> set[str]:
     """Lower-cased tokens of the document that are person names (see the module docstring)."""
-    never = {word.lower() for word in _WORD.findall(file_name.replace("_", " "))} | ROLE_WORDS
+    never = {word.lower() for word in WORD.findall(file_name.replace("_", " "))} | ROLE_WORDS
     proper = proper_tokens(pages) - never
     surnames = {m.group(1).lower() for page in pages for m in _TITLED.finditer(page)} & proper
     names = set(surnames)
