@@ -25,6 +25,10 @@ from drag_core.ingest.vector_text import (
     titled,
     vocabulary_text,
 )
+from drag_core.params import ROOT_RANKS, SearchParams
+from drag_core.search.base import ROOT_POOL
+from drag_core.search.roots import by_best_page
+from drag_core.store import Candidate
 from drag_core.types import Node
 
 
@@ -178,3 +182,45 @@ def test_blended_parents_keep_the_beams_pages_in_the_questions_document(make_eng
     old, new = shares.values()
     assert new["beam"] > old["beam"] + 0.05
     assert new["knee-beam"] >= old["knee-beam"] - 0.03
+
+
+def test_the_walks_start_from_the_documents_of_the_best_pages(make_engine, two_kinds) -> None:
+    """``root_rank=best-page``: the roots rank as their documents' best pages rank in flat's hybrid ranking
+    (MaxP), each carrying its best page's fused score; the question's own document comes first more often than
+    by the roots' own vectors."""
+    files, asked = two_kinds
+    engine = make_engine()
+    assert all(r.ok for r in engine.ingest_paths(files))
+    first = {rank: 0 for rank in ROOT_RANKS}
+    for doc, questions in asked.items():
+        for question in questions:
+            pages = engine.search(question, "flat", SearchParams(top_k=ROOT_POOL)).trace[0].candidates
+            best = {}
+            for page in pages:
+                best.setdefault(page.file_name, page.fused)
+            for rank in ROOT_RANKS:
+                roots = engine.search(question, "branch", SearchParams(root_rank=rank)).trace[0]
+                first[rank] += roots.candidates[0].file_name == doc
+                if rank == "best-page":
+                    assert [(c.file_name, c.fused) for c in roots.candidates] == list(best.items())
+                    assert all(c.parent_id == -1 for c in roots.candidates)
+    assert first["best-page"] > first["root-vectors"]
+
+
+def _candidate(id: int, doc: str, fused: float, dense: int | None, sparse: int | None, level: int = 0):
+    return Candidate(id, -1 if level else 100, (), level, doc, 1, 1, fused, dense, sparse, 0.1 * id, doc, 1.0)
+
+
+def test_a_root_takes_its_best_pages_scores_and_its_documents_rank_in_each_list() -> None:
+    pages = [
+        _candidate(1, "a", 0.03, 2, None),
+        _candidate(2, "b", 0.02, 1, 3),
+        _candidate(3, "a", 0.01, 4, 1),
+        _candidate(4, "c", 0.005, 3, 2),  # a document whose root was not found: left out
+    ]
+    roots = [_candidate(20, "b", 0.9, 1, 1, level=1), _candidate(10, "a", 0.8, 2, 2, level=1)]
+    ranked = by_best_page(pages, roots)
+    assert [(c.id, c.fused) for c in ranked] == [(10, 0.03), (20, 0.02)]
+    assert [(c.dense_rank, c.sparse_rank) for c in ranked] == [(2, 1), (1, 2)]
+    assert [c.dense_score for c in ranked] == [pytest.approx(0.3), pytest.approx(0.2)]
+    assert all(c.level == 1 and c.parent_id == -1 for c in ranked)
