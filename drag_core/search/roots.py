@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
+from drag_core.fusion import DEFAULT_DENSE_WEIGHT, classic_rrf_score, rrf_weights
 from drag_core.search.base import ROOT_POOL, SearchContext, Step, StepKind
 from drag_core.store import Candidate, Scope, ScopeKind
 
@@ -34,14 +35,22 @@ def rank_roots(ctx: SearchContext) -> Step:
         (roots,) = ctx.rank([Scope(kind=ScopeKind.ROOTS, limit=ROOT_POOL)], StepKind.ROOTS, ["roots"])
         return roots
     pages = Scope(kind=ScopeKind.LEAVES, limit=ROOT_POOL, dense=ctx.dense_of("flat"))
-    (ranked,) = ctx.rank([pages], StepKind.ROOTS, ["pages"])
-    docs = tuple(dict.fromkeys(c.doc_id for c in ranked.candidates))
-    if not docs:
-        return replace(ranked, name="roots")
-    (own,) = ctx.rank([Scope(kind=ScopeKind.ROOTS, docs=docs, limit=len(docs))], StepKind.ROOTS, ["roots"])
-    own.ms += ranked.ms
-    own.candidates = by_best_page(ranked.candidates, own.candidates)
-    return own
+    ranked, roots = ctx.rank(
+        [pages, Scope(kind=ScopeKind.ROOTS, limit=ROOT_POOL)], StepKind.ROOTS, ["pages", "roots"]
+    )
+    found = {document(r) for r in roots.candidates}
+    missing = tuple(dict.fromkeys(c.doc_id for c in ranked.candidates if document(c) not in found))
+    if missing:  # more documents than ROOT_POOL roots: fetch the roots of those the pages name
+        (more,) = ctx.rank(
+            [Scope(kind=ScopeKind.ROOTS, docs=missing, limit=len(missing))], StepKind.ROOTS, ["roots"]
+        )
+        roots.candidates += more.candidates
+    roots.ms += ranked.ms
+    roots.dense = ranked.dense
+    roots.candidates = by_best_page(
+        ranked.candidates, roots.candidates, ctx.params.rrf_k, ctx.params.dense_weight
+    )
+    return roots
 
 
 def document(c: Candidate) -> Document:
@@ -49,29 +58,34 @@ def document(c: Candidate) -> Document:
     return c.doc_id, c.file_name
 
 
-def by_best_page(pages: list[Candidate], roots: list[Candidate]) -> list[Candidate]:
-    """``roots`` (of the documents of ``pages``) in the order of their best page in ``pages`` (best first), each
-    carrying that page's fused score, the best cosine and BM25 score of its pages, and its document's rank in
-    the dense and the sparse list (by its best page's rank there; None: no page of it in that list)."""
-
+def by_best_page(
+    pages: list[Candidate], roots: list[Candidate], rrf_k: int, dense_weight: float = DEFAULT_DENSE_WEIGHT
+) -> list[Candidate]:
+    """``roots`` (of the documents of ``pages``) ranked as the pages' lists rank their documents: each
+    document's rank in the dense and in the sparse list is its best page's rank there (None: no page of it in
+    that list), and the two document lists are fused by RRF with ``rrf_k`` and ``dense_weight``, as Qdrant fuses
+    every ranking. Each root carries its document's ranks and fused score and its pages' best cosine and BM25
+    score; best first, equal scores by cosine, then id."""
     root_of = {document(r): r for r in roots}
-    best: dict[Document, list[Candidate]] = {}
+    pages_of: dict[Document, list[Candidate]] = {}
     for page in pages:
         if document(page) in root_of:
-            best.setdefault(document(page), []).append(page)
-    dense_rank = _document_ranks(best, lambda c: c.dense_rank)
-    sparse_rank = _document_ranks(best, lambda c: c.sparse_rank)
-    return [
+            pages_of.setdefault(document(page), []).append(page)
+    dense_rank = _document_ranks(pages_of, lambda c: c.dense_rank)
+    sparse_rank = _document_ranks(pages_of, lambda c: c.sparse_rank)
+    weights = rrf_weights(dense_weight)
+    ranked = [
         replace(
             root_of[doc],
-            fused=own[0].fused,
+            fused=classic_rrf_score([dense_rank.get(doc), sparse_rank.get(doc)], rrf_k, weights),
             dense_rank=dense_rank.get(doc),
             sparse_rank=sparse_rank.get(doc),
             dense_score=max((c.dense_score for c in own if c.dense_score is not None), default=None),
             sparse_score=max((c.sparse_score for c in own if c.sparse_score is not None), default=None),
         )
-        for doc, own in best.items()
+        for doc, own in pages_of.items()
     ]
+    return sorted(ranked, key=lambda c: (-round(c.fused, 8), -(c.dense_score or -2.0), c.id))
 
 
 def _document_ranks(
