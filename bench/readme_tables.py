@@ -10,7 +10,8 @@ there are the numbers a run printed (none copied by hand).
   the dense list alone, BM25 alone (recall@5 each), default ``adaptive``'s right-sized recall at its pages and
   its gain at equal budget with the interval, and the run's ingest cost when the report has it.
 * ``--before … --after … --runs``: instead, every run of both files, before → after: gain at equal budget,
-  pages, doc_hit (flat top-5's) and recall of everything returned (issue 27's walk vectors).
+  pages, doc_hit (flat top-5's) and recall of everything returned (issue 27's walk vectors); ``--only RUN …``
+  keeps those runs.
 * ``--compare LABEL=FILE …``: the runs of several reports of one set side by side (e.g. one per vector
   policy), a cell per report: gain at equal budget · pages · doc_hit.
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -145,8 +147,11 @@ def _change(before: dict[str, Any] | None, after: dict[str, Any] | None, key: st
     return " → ".join(_number(run.get(key) if run else None, fmt) for run in (before, after))
 
 
-def runs_table(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> str:
-    """One row per set and run: its gain at equal budget, pages, doc_hit and recall, before → after."""
+def runs_table(
+    before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]], only: Sequence[str] = ()
+) -> str:
+    """One row per set and run (of ``only`` when given): its gain at equal budget, pages, doc_hit and recall,
+    before → after."""
     lines = [
         "| set | run | gain_vs_flat | pages | doc_hit | flat top-5 doc_hit | recall (everything returned) |",
         "|---|---|---|---|---|---|---|",
@@ -155,6 +160,8 @@ def runs_table(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any
         runs_before = before.get(name, {}).get("strategies", {})
         runs_after = after.get(name, {}).get("strategies", {})
         for label in dict.fromkeys([*runs_before, *runs_after]):
+            if only and label not in only:
+                continue
             old, new = runs_before.get(label), runs_after.get(label)
             cells = [
                 _change(old, new, "gain_vs_flat", "{:+.3f}"),
@@ -202,6 +209,7 @@ def main() -> None:
     parser.add_argument("--after", nargs="*", default=[], metavar="SET=FILE", help="eval --json after it")
     parser.add_argument("--compare", nargs="*", default=[], metavar="LABEL=FILE", help="reports side by side")
     parser.add_argument("--runs", action="store_true", help="before → after of every run (not only adaptive)")
+    parser.add_argument("--only", nargs="*", default=[], metavar="RUN", help="with --runs: these runs only")
     args = parser.parse_args()
     if args.eval:
         print(eval_table(_named(args.eval)))
@@ -213,8 +221,8 @@ def main() -> None:
         print(compare_table(_named(args.compare)))
     if args.before or args.after:
         print()
-        table = runs_table if args.runs else before_after_table
-        print(table(_named(args.before), _named(args.after)))
+        before, after = _named(args.before), _named(args.after)
+        print(runs_table(before, after, args.only) if args.runs else before_after_table(before, after))
 
 
 if __name__ == "__main__":

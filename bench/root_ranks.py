@@ -1,8 +1,10 @@
 """Where each question's own document ranks in the roots' ranking that ``branch``, ``beam`` and ``knee-beam``
-start from, per vector policy, on an evaluation index (built by ``eval`` with the same ``DRAG_EVAL_DIR``).
+start from, per vector policy and way of ranking the roots (``SearchParams.root_rank``), on an evaluation index
+(built by ``eval`` with the same ``DRAG_EVAL_DIR``).
 
 Run: ``.venv/bin/python bench/root_ranks.py DATASET centroid,subtree blend,vocabulary …`` (dense,sparse).
-Prints the share of questions whose document is first, in the top 2 and in the top 3 (``roots`` = 3).
+Prints, for each policy and each ``root_rank``, the share of questions whose document is first, in the top 2
+and in the top 3 (``roots`` = 3).
 """
 
 from __future__ import annotations
@@ -13,17 +15,20 @@ from drag_core.config import Settings
 from drag_core.evaluation.datasets import load_dataset
 from drag_core.evaluation.index import open_index
 from drag_core.ingest.vector_text import VectorPolicy
+from drag_core.params import ROOT_RANKS, SearchParams
 
 
-def root_ranks(dataset_path: str, policy: VectorPolicy) -> list[int]:
-    """The rank (1-based; 0: not ranked) of each question's document among the roots."""
+def root_ranks(dataset_path: str, policy: VectorPolicy) -> dict[str, list[int]]:
+    """Per ``root_rank``, the rank (1-based; 0: not ranked) of each question's document among the roots."""
     dataset = load_dataset(dataset_path)
     engine, _ = open_index(dataset, Settings.from_env(), policy=policy)
-    ranks = []
+    ranks: dict[str, list[int]] = {way: [] for way in ROOT_RANKS}
     try:
         for query in dataset.queries:
-            roots = [c.file_name for c in engine.search(query.text, "branch").trace[0].candidates]
-            ranks.append(roots.index(query.doc) + 1 if query.doc in roots else 0)
+            for way in ROOT_RANKS:
+                found = engine.search(query.text, "branch", SearchParams(root_rank=way)).trace[0]
+                roots = [c.file_name for c in found.candidates]
+                ranks[way].append(roots.index(query.doc) + 1 if query.doc in roots else 0)
     finally:
         engine.close()
     return ranks
@@ -36,9 +41,13 @@ def main() -> None:
     args = parser.parse_args()
     for policy in args.policies:
         dense, sparse = policy.split(",")
-        ranks = root_ranks(args.dataset, VectorPolicy(parent_dense=dense, parent_sparse=sparse))
-        shares = [sum(0 < r <= k for r in ranks) / len(ranks) for k in (1, 2, 3)]
-        print(f"{policy}: first {shares[0]:.2f}, top 2 {shares[1]:.2f}, top 3 {shares[2]:.2f}", flush=True)
+        found = root_ranks(args.dataset, VectorPolicy(parent_dense=dense, parent_sparse=sparse))
+        for way, ranks in found.items():
+            shares = [sum(0 < r <= k for r in ranks) / len(ranks) for k in (1, 2, 3)]
+            print(
+                f"{policy} {way}: first {shares[0]:.2f}, top 2 {shares[1]:.2f}, top 3 {shares[2]:.2f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from drag_core.knee import KNEE_METHODS, SENSITIVITIES, WITHDRAWN
-from drag_core.params import SCORE_SOURCES
+from drag_core.params import ROOT_RANKS, SCORE_SOURCES
 
 __all__ = [
     "ADDRESS",
@@ -148,6 +148,16 @@ KNOBS: tuple[Knob, ...] = (
         "root summaries), adaptive picks its documents from at most this many best pages.",
         Widget.SLIDER,
         (1, 20),
+    ),
+    Knob(
+        "root_rank",
+        "Roots ranked by (branch, beam, knee-beam)",
+        "Which documents the tree walks start from: those whose best page ranks highest in the flat hybrid "
+        "ranking (best-page), or those whose root's own vectors — the average meaning and all the words of its "
+        "pages — rank highest, as the article does (root-vectors). With one document indexed there is one root, "
+        "and both start from it.",
+        Widget.RADIO,
+        choices=ROOT_RANKS,
     ),
     Knob(
         "beam_width",

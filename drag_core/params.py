@@ -14,7 +14,14 @@ from typing import Any
 from drag_core.fusion import DEFAULT_DENSE_WEIGHT, DEFAULT_RRF_K, rrf_weights
 from drag_core.knee import KNEE_METHODS, default_sensitivity
 
-__all__ = ["DEFAULT_KNEE_METHOD", "PASSAGE_USES", "SCORE_SOURCES", "ScoreSource", "SearchParams"]
+__all__ = [
+    "DEFAULT_KNEE_METHOD",
+    "PASSAGE_USES",
+    "ROOT_RANKS",
+    "SCORE_SOURCES",
+    "ScoreSource",
+    "SearchParams",
+]
 
 #: The detector ``adaptive`` and ``flat-knee`` cut with by default (its slider moves the cut step by step;
 #: measured in docs/evaluation.md, "The knee decides").
@@ -34,6 +41,9 @@ SCORE_SOURCES: tuple[str, ...] = tuple(ScoreSource)
 #: (``adaptive``'s two rankings), and ``curve`` (a knee's cosine curve reads the best passages' cosines where
 #: its ranking read passages; without it, the page vectors' cosines).
 PASSAGE_USES = ("flat", "seeds", "pages", "curve")
+#: How the walks' roots are ranked (``drag_core.search.roots``): by the document's best page, or by the roots' own
+#: vectors (the article's).
+ROOT_RANKS = ("best-page", "root-vectors")
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,9 @@ class SearchParams:
         passages: which rankings read a page's passages instead of its page vector in their dense list: the
             uses of ``PASSAGE_USES`` joined by ``+`` (``flat+pages``), or ``off``. An index without passages
             ranks by page vectors whatever this says.
+        root_rank: how ``branch``, ``beam`` and ``knee-beam`` rank the roots they start from: ``best-page`` (a
+            document by its best page in the flat hybrid ranking) or ``root-vectors`` (by the roots' own vectors,
+            as the article does); ``ROOT_RANKS``.
     """
 
     top_k: int = 5
@@ -82,6 +95,7 @@ class SearchParams:
     span_merge: int = 0
     doc_breadth: int = 5
     passages: str = "flat+pages+curve"
+    root_rank: str = "best-page"
 
     def __post_init__(self) -> None:
         if self.score_source not in SCORE_SOURCES:
@@ -96,6 +110,8 @@ class SearchParams:
         rrf_weights(self.dense_weight)  # 0 … 1, or a ValueError that says so
         if min(self.span_merge, self.doc_breadth) < 0:
             raise ValueError("span_merge and doc_breadth must be ≥ 0")
+        if self.root_rank not in ROOT_RANKS:
+            raise ValueError(f"root_rank must be one of {ROOT_RANKS}, not {self.root_rank!r}")
         unknown = set(self.passage_uses) - set(PASSAGE_USES)
         if unknown or not self.passages:
             raise ValueError(

@@ -37,8 +37,9 @@ CARDS_PER_ROW = 5
 RESULTS_PX = 420
 SUMMARY_CHARS = 110
 HISTORY = "question_history"
-#: The walks' knobs (sliders; the knee's knobs are pinned): ranges, steps and words from ``drag_core.knobs``.
-WALK_KNOBS = [k for k in KNOBS.values() if k.widget == "slider" and not k.pinned]
+#: The walks' knobs (sliders and choices; the knee's knobs are pinned): ranges, choices and words from
+#: ``drag_core.knobs``.
+WALK_KNOBS = [k for k in KNOBS.values() if k.widget in ("slider", "radio") and not k.pinned]
 #: Sliders side by side: three keep a label of several words on two lines at 1000 px.
 KNOBS_PER_ROW = 3
 KEEP = KNOBS["keep_range"]
@@ -69,7 +70,7 @@ def knob(
     return ui.kept(widget, knob_label(name), key or name, default, help=knob_help(name, about), **kwargs)
 
 
-def walk_knobs() -> dict[str, int]:
+def walk_knobs() -> dict[str, Any]:
     """The knobs of the walks (a change reruns the page), each with what it does and the strategies that read
     it in its help (sliders aligned at the bottom, under labels of any length); defaults from
     ``SearchParams``."""
@@ -80,13 +81,16 @@ def walk_knobs() -> dict[str, int]:
     ]
     values = {}
     for column, k in zip(columns, WALK_KNOBS):
-        low, high = k.bounds  # a slider's entry has them (tests/test_knobs.py)
         default = getattr(defaults, k.field)
+        if k.choices:
+            values[k.field] = knob(column.radio, k.key, default, options=k.choices, horizontal=True)
+            continue
+        low, high = k.bounds  # a slider's entry has them (tests/test_knobs.py)
         values[k.field] = knob(column.slider, k.key, default, min_value=low, max_value=high, step=k.step)
     return values
 
 
-def knee_knobs(walk: dict[str, int]) -> SearchParams:
+def knee_knobs(walk: dict[str, Any]) -> SearchParams:
     """The knee's knobs (a change reruns only the Compare panel); returns every parameter the knobs set. The
     Sensitivity slider offers the chosen detector's own values and remembers a value per detector."""
     with st.container(border=True):

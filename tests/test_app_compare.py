@@ -240,6 +240,28 @@ def test_moving_a_knee_slider_reruns_only_the_knee_strategies(compared) -> None:
     assert at.session_state["comparison"].params.sensitivity == top
 
 
+def test_the_roots_choice_reruns_the_walks_from_the_other_ranking(compared, small_engine) -> None:
+    at = compared
+    before = at.session_state["comparison"]
+    assert before.params.root_rank == "best-page"
+    at.radio(key="root_rank").set_value("root-vectors").run()
+    no_exceptions(at)
+    after = at.session_state["comparison"]
+    assert after.params.root_rank == "root-vectors"
+    walks = {"branch", "beam", "knee-beam"}
+    for name in DEFAULT:  # only the walks read it
+        assert (after.runs[name] is before.runs[name]) == (name not in walks), name
+    for name in walks & set(DEFAULT):  # each walk's first ranking is the one the choice names (same index)
+        for run, rank in ((before.runs[name], "best-page"), (after.runs[name], "root-vectors")):
+            expected = small_engine.search(QUERY, name, run.result.params.with_(root_rank=rank)).trace[0]
+            assert [c.id for c in run.result.trace[0].candidates] == [c.id for c in expected.candidates]
+    cosines = [
+        [c.dense_score for c in runs.runs["branch"].result.trace[0].candidates] for runs in (before, after)
+    ]
+    assert cosines[0] != cosines[1]  # the best pages' cosines, then the roots' own
+    assert at.query_params["root_rank"] in ("root-vectors", ["root-vectors"])
+
+
 def test_knobs_survive_a_page_switch(compared) -> None:
     at = compared
     chosen = SENSITIVITIES["relative"][2]

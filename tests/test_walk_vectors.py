@@ -11,6 +11,7 @@ import pytest
 from conftest import FINANCE, PDFS, SHARED
 from pypdf import PdfReader, PdfWriter
 
+from drag_core.fusion import classic_rrf_score
 from drag_core.ingest.describe.cache import DescriptionCache
 from drag_core.ingest.describe.describer import Describer
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
@@ -25,6 +26,10 @@ from drag_core.ingest.vector_text import (
     titled,
     vocabulary_text,
 )
+from drag_core.params import ROOT_RANKS, SearchParams
+from drag_core.search.base import ROOT_POOL
+from drag_core.search.roots import by_best_page
+from drag_core.store import Candidate
 from drag_core.types import Node
 
 
@@ -178,3 +183,71 @@ def test_blended_parents_keep_the_beams_pages_in_the_questions_document(make_eng
     old, new = shares.values()
     assert new["beam"] > old["beam"] + 0.05
     assert new["knee-beam"] >= old["knee-beam"] - 0.03
+
+
+def test_the_walks_start_from_the_documents_of_the_best_pages(make_engine, two_kinds) -> None:
+    """``root_rank=best-page``: a root's rank in the dense and the sparse list is its document's best page's
+    rank there (flat's page ranking, ``ROOT_POOL`` deep), the two fused by RRF; the question's own document
+    comes first more often than by the roots' own vectors."""
+    files, asked = two_kinds
+    engine = make_engine()
+    assert all(r.ok for r in engine.ingest_paths(files))
+    first = dict.fromkeys(ROOT_RANKS, 0)
+    for doc, questions in asked.items():
+        for question in questions:
+            pages = engine.search(question, "flat", SearchParams(top_k=ROOT_POOL)).trace[0].candidates
+            expected = {}
+            for name in {p.file_name for p in pages}:
+                ranks = [
+                    min(filter(None, (rank(p) for p in pages if p.file_name == name)), default=None)
+                    for rank in (lambda p: p.dense_rank, lambda p: p.sparse_rank)
+                ]
+                expected[name] = ranks
+            for rank in ROOT_RANKS:
+                roots = engine.search(question, "branch", SearchParams(root_rank=rank)).trace[0]
+                first[rank] += roots.candidates[0].file_name == doc
+                if rank == "best-page":
+                    assert all(c.parent_id == -1 for c in roots.candidates)
+                    assert {c.file_name for c in roots.candidates} == set(expected)
+                    for c in roots.candidates:
+                        assert c.fused == pytest.approx(
+                            classic_rrf_score(_document_ranks(expected, c.file_name))
+                        )
+                    assert [c.fused for c in roots.candidates] == sorted(
+                        (c.fused for c in roots.candidates), reverse=True
+                    )
+    assert first["best-page"] > first["root-vectors"]
+
+
+def _document_ranks(best: dict[str, list[int | None]], name: str) -> list[int | None]:
+    """A document's rank among the documents in each list, by its best page's rank there."""
+    out = []
+    for i in range(2):
+        order = sorted((ranks[i], other) for other, ranks in best.items() if ranks[i] is not None)
+        out.append(next((r for r, (_, other) in enumerate(order, start=1) if other == name), None))
+    return out
+
+
+def _candidate(id: int, doc: str, fused: float, dense: int | None, sparse: int | None, level: int = 0):
+    return Candidate(id, -1 if level else 100, (), level, doc, 1, 1, fused, dense, sparse, 0.1 * id, doc, 1.0)
+
+
+def test_a_root_ranks_by_its_best_pages_rank_in_each_list_fused_by_rrf() -> None:
+    pages = [
+        _candidate(1, "a", 0.03, 2, None),
+        _candidate(2, "b", 0.02, 1, 3),
+        _candidate(3, "a", 0.01, 4, 1),
+        _candidate(4, "c", 0.005, 3, 2),  # a document whose root was not found: left out
+    ]
+    roots = [_candidate(20, "b", 0.9, 1, 1, level=1), _candidate(10, "a", 0.8, 2, 2, level=1)]
+    ranked = by_best_page(pages, roots, rrf_k=60)
+    assert [(c.dense_rank, c.sparse_rank) for c in ranked] == [
+        (2, 1),
+        (1, 2),
+    ]  # a, b: tied, a's cosine higher
+    assert [c.id for c in ranked] == [10, 20]
+    assert ranked[0].fused == pytest.approx(1 / 62 + 1 / 61)
+    assert [c.dense_score for c in ranked] == [pytest.approx(0.3), pytest.approx(0.2)]
+    assert all(c.level == 1 and c.parent_id == -1 for c in ranked)
+    dense_only = by_best_page(pages, roots, rrf_k=60, dense_weight=1.0)  # the dense list alone decides
+    assert [c.id for c in dense_only] == [20, 10]

@@ -72,6 +72,7 @@ SWEEPABLE = (
     "max_keep",
     "top_k",
     "roots",
+    "root_rank",
     "knee_method",
 )
 
@@ -84,6 +85,7 @@ SWEEP_VALUES = {
     "max_keep": "5 10 20 50",
     "top_k": "1 2 3 4 5 7 10 15 20",
     "roots": "1 2 3 5 10",
+    "root_rank": "best-page root-vectors",
     "knee_method": " ".join(KNEE_METHODS),
 }
 

@@ -4,8 +4,9 @@ beam stops changing or ``max_iterations`` generations have run."""
 
 from __future__ import annotations
 
-from drag_core.search.base import ROOT_POOL, SearchContext, Step, StepKind, suppress
-from drag_core.store import Candidate, Scope, ScopeKind
+from drag_core.search.base import SearchContext, Step, StepKind, suppress
+from drag_core.search.roots import rank_roots
+from drag_core.store import Candidate, Scope
 
 __all__ = ["Beam"]
 
@@ -14,7 +15,7 @@ class Beam:
     """Fixed-width beam over the tree, with parent/child suppression."""
 
     name = "beam"
-    params = ("roots", "beam_width", "max_iterations", "rrf_k", "dense_weight")
+    params = ("roots", "root_rank", "beam_width", "max_iterations", "rrf_k", "dense_weight", "passages")
 
     def select(self, ctx: SearchContext, step: Step, first: bool = False) -> list[Candidate]:
         """The survivors of one ranking under parent/child suppression, at most the beam width (of the
@@ -25,7 +26,7 @@ class Beam:
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
         p = ctx.params
-        (roots,) = ctx.rank([Scope(kind=ScopeKind.ROOTS, limit=ROOT_POOL)], StepKind.ROOTS, ["roots"])
+        roots = rank_roots(ctx)
         beam = self.select(ctx, roots, first=True)
         steps = [roots]
         for generation in range(1, p.max_iterations + 1):

@@ -3,8 +3,9 @@ children ranked above their parent, else keep the parent. All parents of a gener
 
 from __future__ import annotations
 
-from drag_core.search.base import ROOT_POOL, SearchContext, Step, StepKind
-from drag_core.store import Candidate, Scope, ScopeKind
+from drag_core.search.base import SearchContext, Step, StepKind
+from drag_core.search.roots import rank_roots
+from drag_core.store import Candidate, Scope
 
 __all__ = ["Branch"]
 
@@ -13,10 +14,10 @@ class Branch:
     """Greedy descent: a child is followed only when it beats its parent."""
 
     name = "branch"
-    params = ("roots", "rrf_k", "dense_weight")
+    params = ("roots", "root_rank", "rrf_k", "dense_weight", "passages")
 
     def run(self, ctx: SearchContext) -> tuple[list[Candidate], list[Step]]:
-        (roots,) = ctx.rank([Scope(kind=ScopeKind.ROOTS, limit=ROOT_POOL)], StepKind.ROOTS, ["roots"])
+        roots = rank_roots(ctx)
         frontier = roots.keep(roots.candidates[: ctx.params.roots])
         steps, final = [roots], []
         while frontier:

@@ -33,7 +33,7 @@ class KneeBeam(Beam):
     """A beam whose width is the knee of each generation's RRF curve, cut before suppression."""
 
     name = "knee-beam"
-    params = ("max_iterations", "rrf_k", "dense_weight")
+    params = ("root_rank", "max_iterations", "rrf_k", "dense_weight", "passages")
 
     def select(self, ctx: SearchContext, step: Step, first: bool = False) -> list[Candidate]:
         """The article's knee cut of the fused curve first, then suppression among what the cut kept (no fixed
