@@ -154,7 +154,7 @@ KNOBS: tuple[Knob, ...] = (
         "Roots ranked by (branch, beam, knee-beam)",
         "Which documents the tree walks start from: those whose best page ranks highest in the flat hybrid "
         "ranking (best-page), or those whose root's own vectors — the average meaning and all the words of its "
-        "pages — rank highest, as the article does (root-vectors). With one document indexed there is one root, "
+        "pages — rank highest, as the article does (root-vectors); with one document indexed there is one root, "
         "and both start from it.",
         Widget.RADIO,
         choices=ROOT_RANKS,
