@@ -32,8 +32,9 @@ SCORE_SOURCES: tuple[str, ...] = tuple(ScoreSource)
 #: The rankings whose dense list can read a page's passages (its best passage, MaxSim) instead of its page
 #: vector: ``flat`` (the leaves ranking of flat, flat-dense and flat-knee), ``seeds`` and ``pages``
 #: (``adaptive``'s two rankings), and ``curve`` (a knee's cosine curve reads the best passages' cosines where
-#: its ranking read passages; without it, the page vectors' cosines).
-PASSAGE_USES = ("flat", "seeds", "pages", "curve")
+#: its ranking read passages; without it, the page vectors' cosines). ``seeds-both``: ``adaptive``'s seed
+#: ranking fuses both dense readings, page vector and best passage, with BM25 (three lists; not with ``seeds``).
+PASSAGE_USES = ("flat", "seeds", "seeds-both", "pages", "curve")
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ class SearchParams:
     knee_pool: int = 50
     span_merge: int = 0
     doc_breadth: int = 5
-    passages: str = "flat+pages+curve"
+    passages: str = "flat+seeds-both+pages+curve"
 
     def __post_init__(self) -> None:
         if self.score_source not in SCORE_SOURCES:
@@ -97,9 +98,10 @@ class SearchParams:
         if min(self.span_merge, self.doc_breadth) < 0:
             raise ValueError("span_merge and doc_breadth must be ≥ 0")
         unknown = set(self.passage_uses) - set(PASSAGE_USES)
-        if unknown or not self.passages:
+        if unknown or not self.passages or {"seeds", "seeds-both"} <= self.passage_uses:
             raise ValueError(
-                f"passages must be 'off' or uses of {PASSAGE_USES} joined by '+', not {self.passages!r}"
+                f"passages must be 'off' or uses of {PASSAGE_USES} joined by '+' (not both seeds and "
+                f"seeds-both), not {self.passages!r}"
             )
 
     @property
