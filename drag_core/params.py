@@ -39,8 +39,9 @@ SCORE_SOURCES: tuple[str, ...] = tuple(ScoreSource)
 #: The rankings whose dense list can read a page's passages (its best passage, MaxSim) instead of its page
 #: vector: ``flat`` (the leaves ranking of flat, flat-dense and flat-knee), ``seeds`` and ``pages``
 #: (``adaptive``'s two rankings), and ``curve`` (a knee's cosine curve reads the best passages' cosines where
-#: its ranking read passages; without it, the page vectors' cosines).
-PASSAGE_USES = ("flat", "seeds", "pages", "curve")
+#: its ranking read passages; without it, the page vectors' cosines). ``seeds-both``: ``adaptive``'s seed
+#: ranking fuses both dense readings, page vector and best passage, with BM25 (three lists; not with ``seeds``).
+PASSAGE_USES = ("flat", "seeds", "seeds-both", "pages", "curve")
 #: How the walks' roots are ranked (``drag_core.search.roots``): by the document's best page, or by the roots' own
 #: vectors (the article's).
 ROOT_RANKS = ("best-page", "root-vectors")
@@ -94,7 +95,7 @@ class SearchParams:
     knee_pool: int = 50
     span_merge: int = 0
     doc_breadth: int = 5
-    passages: str = "flat+pages+curve"
+    passages: str = "flat+seeds-both+pages+curve"
     root_rank: str = "best-page"
 
     def __post_init__(self) -> None:
@@ -113,9 +114,10 @@ class SearchParams:
         if self.root_rank not in ROOT_RANKS:
             raise ValueError(f"root_rank must be one of {ROOT_RANKS}, not {self.root_rank!r}")
         unknown = set(self.passage_uses) - set(PASSAGE_USES)
-        if unknown or not self.passages:
+        if unknown or not self.passages or {"seeds", "seeds-both"} <= self.passage_uses:
             raise ValueError(
-                f"passages must be 'off' or uses of {PASSAGE_USES} joined by '+', not {self.passages!r}"
+                f"passages must be 'off' or uses of {PASSAGE_USES} joined by '+' (not both seeds and "
+                f"seeds-both), not {self.passages!r}"
             )
 
     @property

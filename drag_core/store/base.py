@@ -129,7 +129,8 @@ class Scope:
         kind: a ``ScopeKind`` when ``ids`` is None.
         limit: how many results to return.
         using: the named vectors fused (both by default; one of them ranks by that vector alone), ``DENSE``
-            standing for the dense list whichever vector ``dense`` names.
+            standing for the dense list whichever vector ``dense`` names; ``PASSAGES`` beside ``DENSE`` (with
+            ``dense`` the page vector) fuses both dense readings, a third list weighing as the dense one.
         dense: the vector the dense list reads: ``DENSE`` (the page vector) or ``PASSAGES`` (a leaf's best
             passage; a collection without passages, and a point without them, rank by the page vector and
             are left out of the list, respectively).
@@ -260,6 +261,8 @@ def ranking_requests(
     idf = where if scope.scoped_idf else None
     weights = rrf_weights(dense_weight)
     by_name = dict(zip((DENSE, SPARSE), weights or (), strict=False))
+    # a second dense list (``seeds-both``: page vectors and passages) weighs as the dense one
+    by_name[PASSAGES] = by_name.get(DENSE, 1.0)
     fused_weights = tuple(by_name[name] for name in scope.using) if weights else None
     using = tuple(scope.dense if name == DENSE else name for name in scope.using)
     return (
@@ -447,7 +450,10 @@ class NodeStore(ABC):
         if not scopes:
             return [], 0.0
         if not self.holds_passages:
-            scopes = [replace(scope, dense=DENSE) for scope in scopes]
+            scopes = [
+                replace(scope, dense=DENSE, using=tuple(name for name in scope.using if name != PASSAGES))
+                for scope in scopes
+            ]
         requests = [r for scope in scopes for r in ranking_requests(scope, rrf_k, dense_weight)]
         started = time.perf_counter()
         self.round_trips += 1
