@@ -11,6 +11,9 @@ Run: ``.venv/bin/python bench/ingest_cost.py [FILE ...] [--policy SPEC ...] [--r
   ``field=value,...`` over the default (``page_vector=window,pack=off``; a flag reads on/off). The passes alternate, ``--rounds``
   times, so a drift of the shared machine's load falls on every policy alike; the sums over the rounds count.
 
+* ``--texts-only``: no ingest, no model call: the dense texts and word pieces each policy would embed for the
+  named files (or folders of them: ``../shared/data/manuals-dev/docs``), counted with the model's tokenizer.
+
 Printed per policy: ingest seconds per page (wall and CPU, this process and its parse workers), the vectors
 stage's seconds per page, the dense texts embedded (and their word pieces as the model reads them, up to its
 window), BM25 texts, and the ratios to passages off.
@@ -33,8 +36,11 @@ import numpy as np
 from drag_core.config import Settings
 from drag_core.engine import Engine
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
-from drag_core.ingest.vector_text import VectorPolicy
+from drag_core.ingest.loading import load_path
+from drag_core.ingest.sections import Sections
+from drag_core.ingest.vector_text import VectorPolicy, dense_count, leaf_text, passage_texts
 from drag_core.models.embeddings import Embedder
+from drag_core.types import Node
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub, ever (models load from local folders)
 REPO = Path(__file__).resolve().parents[1]
@@ -139,6 +145,43 @@ def table(title: str, tallies: dict[str, Tally]) -> None:
         )
 
 
+def count_texts(files: Sequence[Path], specs: Sequence[str], embedder: Embedder) -> None:
+    """The dense texts and word pieces each policy embeds for the pages of ``files`` (a page's leaf; parents
+    as the default ``centroid`` policy builds them: no text)."""
+    counts = {spec: [0, 0] for spec in specs}
+    pages = 0
+    for path in files:
+        document = load_path(path)
+        bodies = [page.body for page in document.pages]
+        sections = Sections(document.outline, len(bodies))
+        leaves = [
+            Node(i, -1, [], 0, document.doc_id, document.file_name, p.number, p.number, [], "")
+            for i, p in enumerate(document.pages)
+        ]
+        pages += len(leaves)
+        for spec in specs:
+            policy = policy_of(spec)
+            passages = passage_texts(leaves, policy, bodies, sections, embedder)
+            texts = [t for own in passages for t in own or ()]
+            texts += [
+                leaf_text(n, bodies, sparse=False)
+                for n, own in zip(leaves, passages, strict=True)
+                if not (own and policy.page_vector != "window")
+            ]
+            assert len(texts) == dense_count(leaves, policy, passages)
+            counts[spec][0] += len(texts)
+            counts[spec][1] += sum(min(embedder.pieces(t), embedder.max_pieces) for t in texts)
+    print(f"pages={pages} files={len(files)}\n")
+    print("| policy | dense texts | per page | word pieces | per page | × texts | × pieces |")
+    print("|---|---|---|---|---|---|---|")
+    ref = counts[specs[0]]
+    for spec, (texts, pieces) in counts.items():
+        print(
+            f"| {spec} ({policy_of(spec).identity}) | {texts} | {texts / pages:.2f} | {pieces} | {pieces / pages:.0f} "
+            f"| {texts / ref[0]:.2f} | {pieces / ref[1]:.2f} |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path, default=list(FILES))
@@ -147,9 +190,16 @@ def main() -> None:
     parser.add_argument(
         "--cold", action="store_true", help="also a first ingest: empty page and description caches"
     )
+    parser.add_argument(
+        "--texts-only", action="store_true", help="count the texts each policy embeds, no ingest"
+    )
     args = parser.parse_args()
     specs = [OFF, *args.policy]
     embedder = CountingEmbedder(Path(os.environ.get("DRAG_MODEL_DIR", REPO / "models")))
+    if args.texts_only:
+        files = [f for path in args.files for f in (sorted(path.glob("*.pdf")) if path.is_dir() else [path])]
+        count_texts(files, specs, embedder)
+        return
     print(
         f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} files={', '.join(f.name for f in args.files)}"
     )
