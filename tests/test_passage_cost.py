@@ -1,6 +1,7 @@
 """The ingest cost of passages (issue 26): a page with passages takes its page vector from its first passage
-instead of embedding its first word pieces again, and consecutive short sections share a passage; neither
-loses a word, a heading or the model's window, and a document built before them is flagged for re-ingest."""
+instead of embedding its first word pieces again, and consecutive short sections can share a passage (``pack``,
+measured, not the default); neither loses a word, a heading or the model's window, and a document built before
+them is flagged for re-ingest."""
 
 from __future__ import annotations
 
