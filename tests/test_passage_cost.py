@@ -14,7 +14,7 @@ from drag_core.ingest.loading import LoadedDocument, load_path
 from drag_core.ingest.passages import section_starts
 from drag_core.ingest.report import StaleReason
 from drag_core.ingest.sections import Sections
-from drag_core.ingest.vector_text import VectorPolicy, page_passages, passage_texts, titled
+from drag_core.ingest.vector_text import VectorPolicy, page_passages, passage_texts, passage_vectors, titled
 from drag_core.params import SearchParams
 from drag_core.types import Node
 
@@ -127,3 +127,23 @@ def test_a_document_built_before_the_levers_keeps_its_identity_and_is_flagged_fo
     assert not info.current and info.stale_reason == StaleReason.OTHER_VECTORS
     assert new.ingest_paths([FILING])[0].status != "unchanged"  # re-ingested, not skipped
     assert new.documents()[0].current
+
+
+def test_passages_are_embedded_in_order_of_word_pieces_and_keep_their_places(embedder) -> None:
+    document = load_path(FILING)
+    bodies = [page.body for page in document.pages]
+    texts = passage_texts(
+        _leaves(document), VectorPolicy(), bodies, Sections(document.outline, len(bodies)), embedder
+    )
+    asked: list[str] = []
+
+    def embed(batch: list[str]):
+        asked.extend(batch)
+        return embedder.dense(batch)
+
+    vectors = passage_vectors(texts, embed, embedder.dim, embedder.pieces)
+    lengths = [embedder.pieces(t) for t in asked]
+    assert lengths == sorted(lengths) and lengths != [embedder.pieces(t) for p in texts for t in p or ()]
+    assert [len(t) for t in asked] != sorted(len(t) for t in asked)  # characters would order them otherwise
+    page, own = next((k, p) for k, p in enumerate(texts) if p and len(p) > 1)
+    assert vectors[page] == pytest.approx(embedder.dense(own), abs=1e-5)  # each row is its own passage's

@@ -170,6 +170,7 @@ class Ingestor:
                 passages,
                 lambda texts: self.embedder.dense(texts, lambda done, _: report_vectors(done, embedded)),
                 self.embedder.dim,
+                self.embedder.pieces,
             )
             dense = dense_vectors(
                 nodes,
