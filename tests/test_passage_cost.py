@@ -1,7 +1,8 @@
-"""The ingest cost of passages (issue 26): a page with passages takes its page vector from its first passage
-instead of embedding its first word pieces again, and consecutive short sections can share a passage (``pack``,
-measured, not the default); neither loses a word, a heading or the model's window, and a document built before
-them is flagged for re-ingest."""
+"""The ingest cost of passages (issue 26): a page with passages can take its page vector from its first passage
+instead of embedding its first word pieces again (``page_vector``), and consecutive short sections can share a
+passage (``pack``; both measured, neither the default); neither loses a word, a heading or the model's window, a
+document built one way is flagged for re-ingest by a build of another, and passages are embedded in order of
+word pieces."""
 
 from __future__ import annotations
 
@@ -112,17 +113,16 @@ def test_packed_sections_start_at_their_headings_fit_the_model_and_leave_no_two_
     assert packed_pages >= 5  # some of R-intro's short sections share passages
 
 
-def test_a_document_built_before_the_levers_keeps_its_identity_and_is_flagged_for_re_ingest(
-    make_engine, tmp_path
-) -> None:
+def test_a_document_built_with_another_page_vector_is_flagged_for_re_ingest(make_engine, tmp_path) -> None:
     assert BEFORE.identity == "dense=centroid,sparse=subtree,passages=plain"  # what the first release wrote
     assert VectorPolicy(passages="off").identity == "dense=centroid,sparse=subtree"
-    assert VectorPolicy().identity != BEFORE.identity
+    first = VectorPolicy(page_vector="first")
+    assert len({BEFORE.identity, first.identity, VectorPolicy(pack=True).identity}) == 3
     folder = str(tmp_path / "qdrant")
-    old = make_engine(store=folder, policy=BEFORE)
+    old = make_engine(store=folder, policy=first)
     assert old.ingest_paths([FILING])[0].ok and old.documents()[0].current
     old.close()
-    new = make_engine(store=folder)  # the same index, opened by a build with the default policy
+    new = make_engine(store=folder, policy=BEFORE)  # the same index, opened by a build with the other vector
     (info,) = new.documents()
     assert not info.current and info.stale_reason == StaleReason.OTHER_VECTORS
     assert new.ingest_paths([FILING])[0].status != "unchanged"  # re-ingested, not skipped

@@ -223,7 +223,4 @@ def test_a_new_collection_ranks_by_passages_and_a_current_file_is_free_to_ingest
     assert [step.dense for step in pages.trace] == [DENSE]
     page_scores = {c.id: c.dense_score for c in pages.trace[0].candidates}
     shared = [c for c in passages.trace[0].candidates if c.id in page_scores and c.dense_score is not None]
-    # the page vector is the first passage's, so a page's best passage scores at least as high; the rankings
-    # differ where a later passage matched better
-    assert shared and all(c.dense_score >= page_scores[c.id] - 1e-4 for c in shared)
-    assert [c.id for c in passages.trace[0].candidates] != [c.id for c in pages.trace[0].candidates]
+    assert shared and any(abs(c.dense_score - page_scores[c.id]) > 1e-3 for c in shared)  # another vector

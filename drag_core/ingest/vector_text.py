@@ -83,7 +83,8 @@ class VectorPolicy:
         passages: the leaves' passages: ``"plain"`` (under the file's title), ``"heading"`` (and the section's
             heading) or ``"off"`` (none: the page vector is a leaf's only dense vector).
         page_vector: a leaf's page vector where it has passages: ``"window"``, ``"first"`` or ``"mean"``
-            (module docstring).
+            (module docstring; ``"first"`` saves a quarter of the word pieces embedded, but lost ``adaptive``
+            one question's document on manuals-dev and sections-dev, docs/evaluation.md).
         pack: whether consecutive sections of a page that fit one passage together share it (measured, not
             chosen: it saves texts, not word pieces, and cost ``adaptive`` at equal budget on sections-train).
     """
@@ -91,7 +92,7 @@ class VectorPolicy:
     parent_dense: str = "centroid"
     parent_sparse: str = "subtree"
     passages: str = "plain"
-    page_vector: str = "first"
+    page_vector: str = "window"
     pack: bool = False
 
     def __post_init__(self) -> None:
