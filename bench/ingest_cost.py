@@ -8,9 +8,9 @@ Run: ``.venv/bin/python bench/ingest_cost.py [FILE ...] [--policy SPEC ...] [--r
   description; each measured pass then reads them from the caches and the vectors stage is nearly the whole
   ingest (``--cold`` also measures a first ingest: empty caches, so parsing and describing count too).
 * ``--policy`` names what is compared with passages off: ``default`` (``VectorPolicy()``) or
-  ``field=value,...`` over the default (``page_vector=window,pack=off``; a flag reads on/off). The passes alternate, ``--rounds``
-  times, so a drift of the shared machine's load falls on every policy alike; the sums over the rounds count.
-
+  ``field=value,...`` over the default (``page_vector=first,pack=on``; a flag reads on/off). The passes
+  alternate, ``--rounds`` times, so a drift of the shared machine's load falls on every policy alike; the sums
+  over the rounds count.
 * ``--texts-only``: no ingest, no model call: the dense texts and word pieces each policy would embed for the
   named files (or folders of them: ``../shared/data/manuals-dev/docs``), counted with the model's tokenizer.
 
@@ -68,11 +68,9 @@ class CountingEmbedder(Embedder):
 class Tally:
     """One policy's sums over its passes."""
 
-    passes: int = 0
     pages: int = 0
     wall: float = 0.0
     cpu: float = 0.0
-    vectors: float = 0.0
     dense: int = 0
     pieces: int = 0
     sparse: int = 0
@@ -117,12 +115,10 @@ def ingest(
     failed = [r.line() for r in reports if not r.ok]
     if failed:
         raise SystemExit("\n".join(failed))
-    tally.passes += 1
     tally.pages += sum(r.pages for r in reports)
     for report in reports:
         for name, seconds in report.stage_seconds.items():
             tally.stages[name] = tally.stages.get(name, 0.0) + seconds
-    tally.vectors = tally.stages.get("vectors", 0.0)
     tally.dense += len(embedder.dense_texts)
     tally.sparse += embedder.embedded - sparse_before - len(embedder.dense_texts)
     tally.pieces += sum(min(embedder.pieces(t), embedder.max_pieces) for t in embedder.dense_texts)
@@ -139,7 +135,7 @@ def table(title: str, tallies: dict[str, Tally]) -> None:
     for spec, t in tallies.items():
         pages = t.pages or 1
         print(
-            f"| {spec} ({policy_of(spec).identity}) | {t.wall / pages:.3f} | {t.cpu / pages:.3f} | {t.vectors / pages:.3f} "
+            f"| {spec} ({policy_of(spec).identity}) | {t.wall / pages:.3f} | {t.cpu / pages:.3f} | {t.stages.get('vectors', 0.0) / pages:.3f} "
             f"| {t.dense / pages:.2f} | {t.pieces / pages:.0f} | {t.sparse / pages:.2f} | {t.wall / ref.wall:.2f} "
             f"| {t.cpu / ref.cpu:.2f} | {t.pieces / ref.pieces:.2f} |"
         )
