@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
+import numpy as np
 import pytest
 from conftest import FINANCE, PDFS
 
@@ -15,7 +16,15 @@ from drag_core.ingest.loading import LoadedDocument, load_path
 from drag_core.ingest.passages import section_starts
 from drag_core.ingest.report import StaleReason
 from drag_core.ingest.sections import Sections
-from drag_core.ingest.vector_text import VectorPolicy, page_passages, passage_texts, passage_vectors, titled
+from drag_core.ingest.vector_text import (
+    VectorPolicy,
+    dense_count,
+    dense_vectors,
+    page_passages,
+    passage_texts,
+    passage_vectors,
+    titled,
+)
 from drag_core.params import SearchParams
 from drag_core.types import Node
 
@@ -147,3 +156,27 @@ def test_passages_are_embedded_in_order_of_word_pieces_and_keep_their_places(emb
     assert [len(t) for t in asked] != sorted(len(t) for t in asked)  # characters would order them otherwise
     page, own = next((k, p) for k, p in enumerate(texts) if p and len(p) > 1)
     assert vectors[page] == pytest.approx(embedder.dense(own), abs=1e-5)  # each row is its own passage's
+
+
+def test_the_mean_page_vector_is_the_normalised_mean_of_the_passages_and_costs_no_text(embedder) -> None:
+    document = load_path(FILING)
+    bodies = [page.body for page in document.pages]
+    leaves = _leaves(document)
+    policy = VectorPolicy(page_vector="mean")
+    texts = passage_texts(leaves, policy, bodies, Sections(document.outline, len(bodies)), embedder)
+    asked: list[int] = []
+
+    def embed(batch: list[str]):
+        asked.append(len(batch))
+        return embedder.dense(batch)
+
+    own = passage_vectors(texts, embed, embedder.dim, embedder.pieces)
+    dense = dense_vectors(leaves, policy, embed, bodies, own)
+    with_passages = [page for page, p in enumerate(texts) if p]
+    assert len(with_passages) >= len(bodies) // 2
+    passages = sum(len(p or ()) for p in texts)
+    assert sum(asked) == dense_count(leaves, policy, texts) == passages + len(leaves) - len(with_passages)
+    for page in with_passages:
+        mean = embedder.dense(texts[page]).mean(axis=0)
+        assert dense[page] == pytest.approx(mean / np.linalg.norm(mean), abs=1e-5)
+    assert np.linalg.norm(dense, axis=1) == pytest.approx(1.0, abs=1e-5)
