@@ -27,6 +27,7 @@ from drag_core.ingest.vector_text import (
     passage_texts,
     passage_vectors,
     sparse_texts,
+    stored_passages,
     titled,
 )
 from drag_core.layout import StoreLayout
@@ -116,11 +117,12 @@ def filing(embedder):
     nodes = describe_tree(document, Describer(ExtractiveSummarizer(), DescriptionCache(None)))
     bodies = [page.body for page in document.pages]
     policy = VectorPolicy()
-    dense = dense_vectors(nodes, policy, embedder.dense, bodies)
     sections = Sections(document.outline, len(bodies))
-    passages = passage_vectors(
-        passage_texts(nodes, policy, bodies, sections, embedder), dense, embedder.dense
+    own = passage_vectors(
+        passage_texts(nodes, policy, bodies, sections, embedder), embedder.dense, embedder.dim
     )
+    dense = dense_vectors(nodes, policy, embedder.dense, bodies, own)
+    passages = stored_passages(own, dense)
     return nodes, dense, embedder.sparse(sparse_texts(nodes, policy, bodies)), passages, bodies
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from drag_core.ingest.vector_text import (
+    PAGE_VECTOR_CHOICES,
     PARENT_DENSE_CHOICES,
     PARENT_SPARSE_CHOICES,
     PASSAGE_CHOICES,
@@ -55,6 +56,19 @@ def add_parsers(sub: Any) -> None:
         choices=PASSAGE_CHOICES,
         default=VectorPolicy.passages,
         help="the leaves' passage vectors: under the file's title, also under the section heading, or none",
+    )
+    common.add_argument(
+        "--page-vector",
+        choices=PAGE_VECTOR_CHOICES,
+        default=VectorPolicy.page_vector,
+        help="a page vector where the page has passages: its own first word pieces, its first passage's "
+        "vector, or the mean of its passages'",
+    )
+    common.add_argument(
+        "--pack-sections",
+        action=argparse.BooleanOptionalAction,
+        default=VectorPolicy.pack,
+        help="consecutive sections of a page that fit one passage together share it",
     )
     common.add_argument("--bm25-k1", type=float, help="BM25 k1 (default DRAG_BM25_K1 or 1.2)")
     common.add_argument("--bm25-b", type=float, help="BM25 b (default DRAG_BM25_B or 0.75)")

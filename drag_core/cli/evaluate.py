@@ -82,7 +82,11 @@ def _open(args: argparse.Namespace, settings: Settings) -> tuple[Dataset, Engine
         raise ValueError("name a data set folder, or pass --labels for the pages marked in the app")
     dataset = load_dataset(args.dataset, args.split).subset(args.limit)
     policy = VectorPolicy(
-        parent_dense=args.parent_dense, parent_sparse=args.parent_sparse, passages=args.leaf_passages
+        parent_dense=args.parent_dense,
+        parent_sparse=args.parent_sparse,
+        passages=args.leaf_passages,
+        page_vector=args.page_vector,
+        pack=args.pack_sections,
     )
     print(f"preparing the index of {dataset.name} ({len(dataset.queries)} queries)", file=sys.stderr)
     settings = replace(settings, bm25=_bm25(args, dataset, settings))

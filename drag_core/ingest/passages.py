@@ -4,6 +4,9 @@ dense ranking (MiniLM reads the first ``max_pieces`` word pieces of a text, and 
 * Sections first: where the document has an outline, the page is cut at every section that starts on it (an
   outline entry for the page whose heading is found in the body, ``section_starts``); each part carries its
   section's heading (the part before the first start carries the section the page began in).
+* Packed (``pack``): consecutive parts that fit one passage together are joined, under the first one's heading,
+  so a page of short sections does not become many short passages; every passage still starts where a part
+  does, at a heading.
 * Then size: each part is cut into passages of at most ``budget`` word pieces (counted with the dense model's
   tokenizer on the body, ``piece_starts``), at whitespace only, preferring a line or sentence end when one
   keeps the passage at least half full.
@@ -84,19 +87,40 @@ def _line_start(body: str, at: int) -> int:
 
 
 def cut_passages(
-    body: str, piece_starts: Sequence[int], budget: int, starts: Sequence[SectionStart] = ()
+    body: str,
+    piece_starts: Sequence[int],
+    budget: int,
+    starts: Sequence[SectionStart] = (),
+    pack: bool = False,
 ) -> list[Passage]:
-    """The passages of a page body: cut at ``starts`` (``section_starts``; none: one part without a heading),
-    then into passages of at most ``budget`` word pieces; ``piece_starts`` are the body offsets where its
-    word pieces begin (ascending). Whitespace between passages is left out; nothing else is."""
+    """The passages of a page body: cut at ``starts`` (``section_starts``; none: one part without a heading;
+    ``pack``: consecutive parts that fit ``budget`` together joined), then into passages of at most ``budget``
+    word pieces; ``piece_starts`` are the body offsets where its word pieces begin (ascending). Whitespace
+    between passages is left out; nothing else is."""
     if budget < 1:
         raise ValueError("a passage holds at least one word piece")
     parts = list(starts) or [SectionStart(0, "")]
-    bounds = [s.offset for s in parts[1:]] + [len(body)]
+    spans = list(zip(parts, [s.offset for s in parts[1:]] + [len(body)], strict=True))
+    if pack:
+        spans = _packed(spans, piece_starts, budget)
     passages: list[Passage] = []
-    for part, end in zip(parts, bounds, strict=True):
+    for part, end in spans:
         passages += _cut(body, part.offset, end, piece_starts, budget, part.heading)
     return passages
+
+
+def _packed(
+    spans: Sequence[tuple[SectionStart, int]], pieces: Sequence[int], budget: int
+) -> list[tuple[SectionStart, int]]:
+    """``spans`` (a part and where it ends), each joined to the one before while their word pieces together
+    fit ``budget``."""
+    out: list[tuple[SectionStart, int]] = []
+    for part, end in spans:
+        if out and bisect_left(pieces, end) - bisect_left(pieces, out[-1][0].offset) <= budget:
+            out[-1] = (out[-1][0], end)
+        else:
+            out.append((part, end))
+    return out
 
 
 def _cut(body: str, start: int, end: int, pieces: Sequence[int], budget: int, heading: str) -> list[Passage]:

@@ -37,6 +37,7 @@ from drag_core.ingest.vector_text import (
     passage_texts,
     passage_vectors,
     sparse_texts,
+    stored_passages,
 )
 from drag_core.models.embeddings import Embedder
 from drag_core.store import NodeStore
@@ -162,22 +163,25 @@ class Ingestor:
             sections = Sections(document.outline, len(document.pages))
             passages = passage_texts(nodes, self.policy, bodies, sections, self.embedder)
             embedded = dense_count(nodes, self.policy, passages)
-            own = dense_count(nodes, self.policy)
+            first = sum(len(p or ()) for p in passages)
             stage("vectors")(0, embedded)
             report_vectors = stage("vectors")
+            passage_dense = passage_vectors(
+                passages,
+                lambda texts: self.embedder.dense(texts, lambda done, _: report_vectors(done, embedded)),
+                self.embedder.dim,
+                self.embedder.pieces,
+            )
             dense = dense_vectors(
                 nodes,
                 self.policy,
-                lambda texts: self.embedder.dense(texts, lambda done, _: report_vectors(done, embedded)),
-                bodies,
-            )
-            passage_dense = passage_vectors(
-                passages,
-                dense,
                 lambda texts: self.embedder.dense(
-                    texts, lambda done, _: report_vectors(own + done, embedded)
+                    texts, lambda done, _: report_vectors(first + done, embedded)
                 ),
+                bodies,
+                passage_dense,
             )
+            passage_dense = stored_passages(passage_dense, dense)
             sparse = self.embedder.sparse(sparse_texts(nodes, self.policy, bodies))
             stage("vectors")(embedded, embedded)
         _describe_root(nodes[-1], document, report, self.policy, self.embedder.sparse_identity)

@@ -13,7 +13,11 @@
   at the sections that start on the page first (``ingest.passages``), each embedded under the file's title
   (``"plain"``) or under the title and its section's heading (``"heading"``); stored as the leaf's
   ``passages`` multivector, which a ranking can read by MaxSim instead of the page vector. A page whose one
-  passage is its whole dense text reuses the page vector (no model call); ``"off"`` builds none.
+  passage is its whole dense text reuses the page vector (no model call); ``"off"`` builds none. With
+  ``pack``, consecutive sections that fit one passage together share it (``cut_passages``).
+* Leaves with passages, ``page_vector``: ``"window"`` embeds the page's own text (the model reads its first word
+  pieces, which the first passage embeds again); ``"first"`` takes the first passage's vector (one text fewer
+  a page); ``"mean"`` the normalised mean of its passages' vectors (every word, no model call).
 * Parents, ``parent_dense``: ``"summary"`` embeds title + summary + keywords; ``"centroid"`` takes the normalised
   mean of the children's dense vectors (so a parent sits among its pages); ``"outline"`` embeds the node's
   outline (``outline_text``: the file's title, the section names below the node, its keywords); ``"blend"`` is
@@ -45,6 +49,7 @@ from drag_core.types import Node
 __all__ = [
     "PARENT_DENSE_CHOICES",
     "PARENT_SPARSE_CHOICES",
+    "PAGE_VECTOR_CHOICES",
     "PASSAGE_CHOICES",
     "PieceCounter",
     "VectorPolicy",
@@ -56,6 +61,7 @@ __all__ = [
     "passage_texts",
     "passage_vectors",
     "sparse_texts",
+    "stored_passages",
     "title_of",
     "titled",
     "vocabulary_text",
@@ -64,6 +70,7 @@ __all__ = [
 PARENT_DENSE_CHOICES = ("summary", "centroid", "outline", "blend")
 PARENT_SPARSE_CHOICES = ("summary", "subtree", "outline", "vocabulary")
 PASSAGE_CHOICES = ("off", "plain", "heading")
+PAGE_VECTOR_CHOICES = ("window", "first", "mean")
 
 
 @dataclass(frozen=True)
@@ -75,25 +82,38 @@ class VectorPolicy:
         parent_sparse: ``"summary"``, ``"subtree"``, ``"outline"`` or ``"vocabulary"`` (module docstring).
         passages: the leaves' passages: ``"plain"`` (under the file's title), ``"heading"`` (and the section's
             heading) or ``"off"`` (none: the page vector is a leaf's only dense vector).
+        page_vector: a leaf's page vector where it has passages: ``"window"``, ``"first"`` or ``"mean"``
+            (module docstring; ``"first"`` and ``"mean"`` save a quarter of the word pieces embedded; measured
+            in docs/evaluation.md, "What it costs": each cost ``adaptive`` more than 0.01 on a set, the mean
+            on financebench-dev while it gained 0.087 on manuals-dev).
+        pack: whether consecutive sections of a page that fit one passage together share it (measured, not
+            chosen: it saves texts, not word pieces, and cost ``adaptive`` at equal budget on sections-train).
     """
 
     parent_dense: str = "centroid"
     parent_sparse: str = "subtree"
     passages: str = "plain"
+    page_vector: str = "window"
+    pack: bool = False
 
     def __post_init__(self) -> None:
         if (
             self.parent_dense not in PARENT_DENSE_CHOICES
             or self.parent_sparse not in PARENT_SPARSE_CHOICES
             or self.passages not in PASSAGE_CHOICES
+            or self.page_vector not in PAGE_VECTOR_CHOICES
         ):
             raise ValueError(f"unknown vector policy {self}")
 
     @property
     def identity(self) -> str:
-        """The policy in one string, recorded on every root (a document built without passages has the
-        identity of the policy before them)."""
-        passages = "" if self.passages == "off" else f",passages={self.passages}"
+        """The policy in one string, recorded on every root: a setting at its value of before it existed
+        (passages off; the page vector from its window, sections not packed) adds nothing, so a document built
+        then keeps its identity."""
+        passages = ""
+        if self.passages != "off":
+            page = "" if self.page_vector == "window" else f",page={self.page_vector}"
+            passages = f",passages={self.passages}{page}{',packed' if self.pack else ''}"
         return f"dense={self.parent_dense},sparse={self.parent_sparse}{passages}"
 
 
@@ -199,11 +219,16 @@ def _dense_text(
 
 
 def page_passages(
-    node: Node, bodies: Sequence[str], sections: Sections, tokenizer: PieceCounter, headed: bool
+    node: Node,
+    bodies: Sequence[str],
+    sections: Sections,
+    tokenizer: PieceCounter,
+    headed: bool,
+    pack: bool = False,
 ) -> list[Passage]:
-    """The passages of a leaf's page body (``ingest.passages``): cut at the sections starting on the page, each
-    at most as long as the dense model reads once the file's title (and, ``headed``, the section's heading)
-    and the special tokens are counted."""
+    """The passages of a leaf's page body (``ingest.passages``): cut at the sections starting on the page
+    (``pack``: consecutive ones that fit together share a passage), each at most as long as the dense model
+    reads once the file's title (and, ``headed``, the section's heading) and the special tokens are counted."""
     page = node.page_start - 1
     body = bodies[page]
     before = sections.page_title(page - 1) if page > 0 else ""
@@ -212,7 +237,7 @@ def page_passages(
         len(tokenizer.piece_starts(titled(node.file_name, "", s.heading if headed else ""))) for s in starts
     )
     budget = tokenizer.max_pieces - tokenizer.special_pieces - prefix
-    return cut_passages(body, tokenizer.piece_starts(body), budget, starts)
+    return cut_passages(body, tokenizer.piece_starts(body), budget, starts, pack)
 
 
 def passage_texts(
@@ -232,19 +257,25 @@ def passage_texts(
         if node.level != 0:
             out.append(None)
             continue
-        cut = page_passages(node, bodies, sections, tokenizer, headed)
+        cut = page_passages(node, bodies, sections, tokenizer, headed, policy.pack)
         texts = [titled(node.file_name, p.text, p.heading if headed else "") for p in cut]
         whole = " ".join(leaf_text(node, bodies, sparse=False).split())
         out.append([] if [" ".join(t.split()) for t in texts] in ([], [whole]) else texts)
     return out
 
 
+def _from_passages(policy: VectorPolicy, passages: list[str] | np.ndarray | None) -> bool:
+    """Whether a leaf's page vector comes from its passages (it has some, and the policy says so)."""
+    return policy.page_vector != "window" and passages is not None and len(passages) > 0
+
+
 def dense_count(
     nodes: Sequence[Node], policy: VectorPolicy, passages: Sequence[list[str] | None] = ()
 ) -> int:
-    """How many texts ``dense_vectors`` gives the model: the ingest's count of its vectors stage."""
+    """How many texts ``passage_vectors`` and ``dense_vectors`` give the model: the ingest's count of its
+    vectors stage."""
     own = sum(1 for n in nodes if n.level == 0 or policy.parent_dense != "centroid")
-    return own + sum(len(p or ()) for p in passages)
+    return own + sum(len(p or ()) - _from_passages(policy, p) for p in passages)
 
 
 def dense_vectors(
@@ -252,19 +283,25 @@ def dense_vectors(
     policy: VectorPolicy,
     embed: Callable[[list[str]], np.ndarray],
     bodies: Sequence[str],
+    passages: Sequence[np.ndarray | None] = (),
 ) -> np.ndarray:
-    """Dense vector of every node: leaves embed their text; parents per ``policy.parent_dense``.
+    """Dense vector of every node: leaves embed their text, or take it from their passages' vectors
+    (``passage_vectors``, per ``policy.page_vector``); parents per ``policy.parent_dense``.
 
     ``nodes`` are ordered leaves first, parents after their children (as ``tree.build_tree`` returns them).
     A ``"blend"`` parent's centroid is of its children's blended vectors.
     """
     index = {n.id: i for i, n in enumerate(nodes)}
     by_id = {n.id: n for n in nodes}
-    texts = [_dense_text(n, policy, bodies, by_id) for n in nodes]
+    given = {i: p for i, p in enumerate(passages) if _from_passages(policy, p)}
+    texts = [None if i in given else _dense_text(n, policy, bodies, by_id) for i, n in enumerate(nodes)]
     embedded_at = [i for i, t in enumerate(texts) if t is not None]
     embedded = embed([texts[i] for i in embedded_at])
     vectors = np.zeros((len(nodes), embedded.shape[1]), dtype=np.float32)
     vectors[embedded_at] = embedded
+    for i, rows in given.items():
+        mean = rows[0] if policy.page_vector == "first" else rows.mean(axis=0)
+        vectors[i] = mean / (np.linalg.norm(mean) or 1.0)
     for i, node in enumerate(nodes):
         if node.level > 0 and policy.parent_dense in ("centroid", "blend"):
             mean = vectors[[index[c] for c in node.child_ids]].mean(axis=0)
@@ -275,24 +312,33 @@ def dense_vectors(
 
 
 def passage_vectors(
-    passages: Sequence[list[str] | None], dense: np.ndarray, embed: Callable[[list[str]], np.ndarray]
+    passages: Sequence[list[str] | None],
+    embed: Callable[[list[str]], np.ndarray],
+    dim: int,
+    pieces: Callable[[str], int] = len,
 ) -> list[np.ndarray | None]:
-    """Each node's passage vectors from ``passage_texts`` (None: no passages), in one model call (the texts in
-    order of length); a leaf whose list is empty gets its page vector (its row of ``dense``) as its one
-    passage."""
+    """Each node's passage vectors from ``passage_texts`` (None: no passages; no rows: the page vector is its
+    one passage, ``stored_passages``), in one model call, the texts in order of length (``pieces``: the
+    model's word pieces of a text)."""
     texts = [text for p in passages for text in (p or ())]
     # shortest first: a batch is padded to its longest text, and a page's last passage and a short section's
-    # are much shorter than the rest
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    embedded = np.zeros((len(texts), dense.shape[1]), dtype=np.float32)
+    # are much shorter than the rest; counted in word pieces, not characters (a statement table's numbers
+    # hold far more pieces per character than prose: sorted by characters, the batches of R-FAQ and an 8-K
+    # embed 33 % padding, by pieces 10 %)
+    lengths = [pieces(text) for text in texts]
+    order = sorted(range(len(texts)), key=lengths.__getitem__)
+    embedded = np.zeros((len(texts), dim), dtype=np.float32)
     if texts:
         embedded[order] = embed([texts[i] for i in order])
     out: list[np.ndarray | None] = []
     at = 0
-    for i, texts_of in enumerate(passages):
-        if texts_of is None:
-            out.append(None)
-        else:
-            out.append(embedded[at : at + len(texts_of)] if texts_of else dense[i : i + 1])
-            at += len(texts_of)
+    for texts_of in passages:
+        out.append(None if texts_of is None else embedded[at : at + len(texts_of)])
+        at += len(texts_of or ())
     return out
+
+
+def stored_passages(passages: Sequence[np.ndarray | None], dense: np.ndarray) -> list[np.ndarray | None]:
+    """The passage vectors a store writes: a leaf without rows of its own gets its page vector (its row of
+    ``dense``) as its one passage."""
+    return [dense[i : i + 1] if p is not None and not len(p) else p for i, p in enumerate(passages)]
