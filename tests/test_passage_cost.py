@@ -11,6 +11,7 @@ from bisect import bisect_left
 import numpy as np
 import pytest
 from conftest import FINANCE, PDFS
+from test_passages import leaves_of
 
 from drag_core.ingest.loading import LoadedDocument, load_path
 from drag_core.ingest.passages import section_starts
@@ -26,18 +27,10 @@ from drag_core.ingest.vector_text import (
     titled,
 )
 from drag_core.params import SearchParams
-from drag_core.types import Node
 
 MANUAL = PDFS / "R-intro.pdf"
 FILING = FINANCE / "AMCOR_2022_8K_dated-2022-07-01.pdf"
 BEFORE = VectorPolicy(page_vector="window", pack=False)  # the passages as the first release built them
-
-
-def _leaves(document: LoadedDocument) -> list[Node]:
-    return [
-        Node(i, -1, [], 0, document.doc_id, document.file_name, p.number, p.number, [], "")
-        for i, p in enumerate(document.pages)
-    ]
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +49,7 @@ def test_the_page_vector_is_the_first_passage_and_costs_no_text_of_its_own(make_
     document = load_path(FILING)
     bodies = [page.body for page in document.pages]
     texts = passage_texts(
-        _leaves(document), VectorPolicy(), bodies, Sections(document.outline, len(bodies)), embedder
+        leaves_of(document), VectorPolicy(), bodies, Sections(document.outline, len(bodies)), embedder
     )
     with_passages = [page for page, own in enumerate(texts) if own]
     assert len(with_passages) >= len(bodies) // 2
@@ -89,7 +82,7 @@ def test_packed_sections_start_at_their_headings_fit_the_model_and_leave_no_two_
     bodies = [page.body for page in manual.pages]
     sections = Sections(manual.outline, len(bodies))
     packed_pages = 0
-    for node in _leaves(manual):
+    for node in leaves_of(manual):
         page = node.page_start - 1
         body, parts = bodies[page], _parts(bodies[page], sections, page)
         packed = page_passages(node, bodies, sections, embedder, headed=True, pack=True)
@@ -142,7 +135,7 @@ def test_passages_are_embedded_in_order_of_word_pieces_and_keep_their_places(emb
     document = load_path(FILING)
     bodies = [page.body for page in document.pages]
     texts = passage_texts(
-        _leaves(document), VectorPolicy(), bodies, Sections(document.outline, len(bodies)), embedder
+        leaves_of(document), VectorPolicy(), bodies, Sections(document.outline, len(bodies)), embedder
     )
     asked: list[str] = []
 
@@ -161,7 +154,7 @@ def test_passages_are_embedded_in_order_of_word_pieces_and_keep_their_places(emb
 def test_the_mean_page_vector_is_the_normalised_mean_of_the_passages_and_costs_no_text(embedder) -> None:
     document = load_path(FILING)
     bodies = [page.body for page in document.pages]
-    leaves = _leaves(document)
+    leaves = leaves_of(document)
     policy = VectorPolicy(page_vector="mean")
     texts = passage_texts(leaves, policy, bodies, Sections(document.outline, len(bodies)), embedder)
     asked: list[int] = []

@@ -40,7 +40,8 @@ MANUAL = PDFS / "R-intro.pdf"
 FILING = FINANCE / "AMCOR_2023Q2_10Q.pdf"
 
 
-def _leaves(document: LoadedDocument) -> list[Node]:
+def leaves_of(document: LoadedDocument) -> list[Node]:
+    """A document's pages as leaves, one per page, with no description."""
     return [
         Node(i, -1, [], 0, document.doc_id, document.file_name, p.number, p.number, [], "")
         for i, p in enumerate(document.pages)
@@ -60,7 +61,7 @@ def _non_space(text: str) -> str:
 def test_every_passage_fits_the_model_and_the_passages_cover_the_body(embedder, manual, headed) -> None:
     bodies = [page.body for page in manual.pages]
     sections = Sections(manual.outline, len(bodies))
-    nodes = _leaves(manual)
+    nodes = leaves_of(manual)
     longest, several = 0, 0
     for node in nodes:
         passages = page_passages(node, bodies, sections, embedder, headed)
@@ -80,7 +81,7 @@ def test_a_section_starting_mid_page_begins_its_own_passage_under_its_heading(em
     bodies = [page.body for page in manual.pages]
     sections = Sections(manual.outline, len(bodies))
     checked = 0
-    for node in _leaves(manual):
+    for node in leaves_of(manual):
         page = node.page_start - 1
         before = sections.page_title(page - 1) if page > 0 else ""
         mid = [s for s in section_starts(bodies[page], sections.starts_on(page), before) if s.offset > 0]
@@ -101,7 +102,7 @@ def test_a_section_starting_mid_page_begins_its_own_passage_under_its_heading(em
 def test_the_heading_policy_puts_the_heading_in_the_dense_text_only_when_asked(embedder, manual) -> None:
     bodies = [page.body for page in manual.pages]
     sections = Sections(manual.outline, len(bodies))
-    nodes = _leaves(manual)[20:30]
+    nodes = leaves_of(manual)[20:30]
     plain = passage_texts(nodes, VectorPolicy(passages="plain"), bodies, sections, embedder)
     headed = passage_texts(nodes, VectorPolicy(passages="heading"), bodies, sections, embedder)
     assert all(t.startswith("R intro\n") for texts in plain for t in texts or ())
