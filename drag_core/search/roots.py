@@ -1,17 +1,17 @@
 """The roots' ranking that ``branch``, ``beam`` and ``knee-beam`` start from, two ways (``SearchParams.root_rank``).
 
-* ``best-page`` (the default): a document ranks by its best page. The pages are ranked once as ``flat`` ranks
-  them (dense + BM25, RRF, the passages where ``flat`` reads them), ``ROOT_POOL`` deep; each document that has
-  a page there gets its root, scored by that page: the best page's fused score, the best cosine and BM25 score
-  of its pages, and its rank among the documents in each list. This is MaxP (Dai & Callan, "Deeper Text
-  Understanding for IR with Contextual Neural Language Modeling", SIGIR 2019): a document is as relevant as its
-  best passage. A document none of whose pages is among the ``ROOT_POOL`` best is not ranked.
+* ``best-page`` (the default): a document ranks by its best pages. The pages are ranked once as ``flat`` ranks
+  them (dense + BM25, the passages where ``flat`` reads them), ``ROOT_POOL`` deep, in the same Qdrant call as the
+  roots; a document's rank in the dense list is its best page's rank there, likewise in the BM25 list, and the
+  two document lists are fused by RRF as every ranking is (``by_best_page``). This is MaxP (Dai & Callan, "Deeper
+  Text Understanding for IR with Contextual Neural Language Modeling", SIGIR 2019: a document is as relevant as
+  its best passage) in each list. A document none of whose pages is among the ``ROOT_POOL`` best is not ranked.
 * ``root-vectors`` (the article's): the roots rank by their own vectors (the parents' policy of
   ``ingest.vector_text``: the centroid of the pages below and their BM25 text, by default).
 
 Only the roots' ranking changes: below it, each parent competes with its children by their own vectors, as the
 article describes (a parent scored by its best page would tie or beat every child, and no walk would descend).
-Measured in docs/evaluation.md, "Roots by their best page (issue 27)".
+Measured in docs/evaluation.md, "Roots by their best page (issue 27, item 3, session 9)".
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from drag_core.fusion import DEFAULT_DENSE_WEIGHT, classic_rrf_score, rrf_weights
 from drag_core.search.base import ROOT_POOL, SearchContext, Step, StepKind
-from drag_core.store import Candidate, Scope, ScopeKind
+from drag_core.store import Candidate, Scope, ScopeKind, best_first
 
 __all__ = ["Document", "by_best_page", "document", "rank_roots"]
 
@@ -65,7 +65,7 @@ def by_best_page(
     document's rank in the dense and in the sparse list is its best page's rank there (None: no page of it in
     that list), and the two document lists are fused by RRF with ``rrf_k`` and ``dense_weight``, as Qdrant fuses
     every ranking. Each root carries its document's ranks and fused score and its pages' best cosine and BM25
-    score; best first, equal scores by cosine, then id."""
+    score; best first (``store.best_first``)."""
     root_of = {document(r): r for r in roots}
     pages_of: dict[Document, list[Candidate]] = {}
     for page in pages:
@@ -85,7 +85,7 @@ def by_best_page(
         )
         for doc, own in pages_of.items()
     ]
-    return sorted(ranked, key=lambda c: (-round(c.fused, 8), -(c.dense_score or -2.0), c.id))
+    return sorted(ranked, key=lambda c: best_first(c.fused, c.dense_score, c.id))
 
 
 def _document_ranks(

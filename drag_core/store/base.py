@@ -48,6 +48,7 @@ __all__ = [
     "ScopeKind",
     "StoreError",
     "Where",
+    "best_first",
     "candidates",
     "of_document",
     "ranking_requests",
@@ -523,14 +524,20 @@ def _leased(points: Sequence[NodePoint], lease: Lease | None) -> list[NodePoint]
     return [replace(p, payload=lease.stamp(p.payload)) for p in points] if lease else list(points)
 
 
+def best_first(fused: float, cosine: float | None, point_id: int) -> tuple[float, float, int]:
+    """The sort key of a ranking, best first: the fused score (float32 noise rounded off), then the cosine (a
+    point without one last), then the id — so equal fused scores, common with RRF, come in the same order every
+    time on every engine."""
+    return -round(fused, 8), -(-2.0 if cosine is None else cosine), point_id
+
+
 def candidates(fused: list[Hit], dense: list[Hit], sparse: list[Hit]) -> list[Candidate]:
-    """Candidates best first; equal fused scores (common with RRF; float32 noise rounded off) are ordered by cosine, then id, so a search
-    gives the same ranking every time on every engine."""
+    """Candidates best first (``best_first``)."""
     dense_rank = {p.id: rank for rank, p in enumerate(dense, start=1)}
     dense_score = {p.id: p.score for p in dense}
     sparse_rank = {p.id: rank for rank, p in enumerate(sparse, start=1)}
     sparse_score = {p.id: p.score for p in sparse}
-    fused = sorted(fused, key=lambda p: (-round(p.score, 8), -dense_score.get(p.id, -2.0), p.id))
+    fused = sorted(fused, key=lambda p: best_first(p.score, dense_score.get(p.id), p.id))
     return [
         Candidate(
             id=point.id,
