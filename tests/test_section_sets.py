@@ -4,11 +4,11 @@ bench/data/check_sections.py, run here)."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from page_sets import raw_ids
 
 from bench.data.check_sections import FOLDERS, Pdfs, SectionRow, check_folder, check_section, read_sections
 from drag_core.evaluation.datasets import PAGE_KIND, load_dataset
@@ -22,18 +22,13 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _raw_ids(folder: Path) -> list[str]:
-    lines = (folder / "queries.jsonl").read_text(encoding="utf-8").splitlines()
-    return [json.loads(line)["_id"] for line in lines if line.strip()]
-
-
 @pytest.mark.parametrize(("folder", "least", "prefix"), [(DEV, 22, "s-"), (TRAIN, 12, "st-")])
 def test_the_set_loads_with_every_question_labelled(folder: Path, least: int, prefix: str) -> None:
     dataset = load_dataset(folder)
     assert dataset.kind == PAGE_KIND
     assert {path.name for path in dataset.files} == MANUALS
     assert all(path.is_symlink() and path.resolve().is_file() for path in dataset.files)
-    ids = _raw_ids(folder)
+    ids = raw_ids(folder)
     assert len(ids) == len(set(ids)) == len(dataset.queries) >= least
     assert all(query_id.startswith(prefix) for query_id in ids)
     for query in dataset.queries:
@@ -45,7 +40,7 @@ def test_the_set_loads_with_every_question_labelled(folder: Path, least: int, pr
 
 
 def test_ids_differ_between_the_sets() -> None:
-    assert not set(_raw_ids(DEV)) & set(_raw_ids(TRAIN))
+    assert not set(raw_ids(DEV)) & set(raw_ids(TRAIN))
 
 
 @pytest.mark.parametrize("folder", [DEV, TRAIN])
