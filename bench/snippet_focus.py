@@ -15,6 +15,10 @@ share of the reference answer's words (``snippet_quality.answer_words``) counted
 The same number of units for every rule: a rule whose scores are closer together keeps more units under
 ``snippets.choose``'s ratio, and longer snippets hold more answer words whoever chose them.
 
+On a set with a ``sections.tsv`` (bench/data/sections-*: each question answered by one section that starts in
+the middle of its page), also the share of those start pages whose best unit by each rule lies inside the
+answer's section — not in the section above it, which the issue saw quoted and highlighted.
+
 Run: ``nice -n 10 .venv/bin/python bench/snippet_focus.py [DATASET ...]`` (default: bench/data/sections-dev,
 manuals-dev, financebench-dev).
 """
@@ -34,6 +38,7 @@ from snippet_quality import DATA, answer_words, share
 
 from drag_core.evidence.snippets import MAX_SNIPPET_CHARS, analysed, bm25_scores, terms
 from drag_core.ingest.loading import LoadedDocument, load_path
+from drag_core.ingest.passages import section_starts
 from drag_core.ingest.sections import Sections
 from drag_core.ingest.units import Unit
 from drag_core.ingest.vector_text import page_passages, titled
@@ -66,6 +71,25 @@ def best_units(units: Sequence[Unit], scores: Mapping[int, float], count: int) -
     return " … ".join(units[i].text for i in sorted(chosen))
 
 
+def best_unit(scores: Mapping[int, float]) -> int:
+    """The index of the best unit (ties: the first in reading order)."""
+    return min(scores, key=lambda i: (-scores[i], i))
+
+
+def section_span(document: LoadedDocument, number: int, title: str) -> tuple[int, int] | None:
+    """Where the section titled ``title`` lies in the body of page ``number`` (from its heading to the next
+    section's, or the page's end), as ingest finds the sections starting on the page; None: not found."""
+    bodies = [p.body for p in document.pages]
+    sections = Sections(document.outline, len(bodies))
+    before = sections.page_title(number - 2) if number > 1 else ""
+    starts = section_starts(bodies[number - 1], sections.starts_on(number - 1), before)
+    for at, start in enumerate(starts):
+        if start.offset > 0 and start.heading.endswith(title):
+            end = starts[at + 1].offset if at + 1 < len(starts) else len(bodies[number - 1])
+            return start.offset, end
+    return None
+
+
 def rule_scores(embedder: Embedder, document: LoadedDocument, number: int, question: str) -> tuple:
     """The page body's units and each rule's scores of them (None: the page is one passage)."""
     body = document.pages[number - 1].body
@@ -96,6 +120,14 @@ def measure(folder: Path, embedder: Embedder) -> dict[str, float]:
     queries = {row["_id"]: row for row in map(json.loads, (folder / "queries.jsonl").open())}
     documents: dict[str, LoadedDocument] = {}
     rows: list[dict[str, float]] = []
+    titles = {}
+    if (folder / "sections.tsv").is_file():
+        with (folder / "sections.tsv").open(newline="") as handle:
+            titles = {
+                (r["query-id"], r["file"], r["page"]): r["title"]
+                for r in csv.DictReader(handle, delimiter="\t")
+            }
+    inside: dict[str, list[float]] = {rule: [] for rule in RULES}
     with (folder / "qrels.tsv").open(newline="") as handle:
         for qrel in csv.DictReader(handle, delimiter="\t"):
             query, file = queries[qrel["query-id"]], qrel["file"]
@@ -105,6 +137,11 @@ def measure(folder: Path, embedder: Embedder) -> dict[str, float]:
             if scores is None:
                 continue
             answer = answer_words(query["answer"])
+            title = titles.get((qrel["query-id"], file, qrel["page"]))
+            span = section_span(documents[file], int(qrel["page"]), title) if title else None
+            for rule in RULES if span else ():
+                unit = units[best_unit(scores[rule])]
+                inside[rule].append(float(span[0] <= unit.start < span[1]))
             rows.append(
                 {
                     f"{rule}, {n} unit(s)": share(answer, best_units(units, scores[rule], n))
@@ -112,7 +149,12 @@ def measure(folder: Path, embedder: Embedder) -> dict[str, float]:
                     for n in (1, 3)
                 }
             )
-    return {key: statistics.mean(r[key] for r in rows) for key in rows[0]} | {"pairs": float(len(rows))}
+    found = {key: statistics.mean(r[key] for r in rows) for key in rows[0]} | {"pairs": float(len(rows))}
+    return (
+        found
+        | {f"{rule}, best unit in the section": statistics.mean(v) for rule, v in inside.items() if v}
+        | ({"section pages": float(len(inside[RULES[0]]))} if inside[RULES[0]] else {})
+    )
 
 
 def main() -> int:
@@ -125,7 +167,10 @@ def main() -> int:
     for name in args.sets:
         folder = DATA / name if (DATA / name).is_dir() else Path(name)
         result = measure(folder, embedder)
+        pages = result.pop("section pages", None)
         print(f"{name}: answer words found, mean over {result.pop('pairs'):.0f} pages cut into passages")
+        if pages:
+            print(f"  (best unit in the section: over {pages:.0f} section start pages cut into passages)")
         for key, value in result.items():
             print(f"  {key:<46} {value:6.3f}")
     return 0
