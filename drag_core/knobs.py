@@ -236,6 +236,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob("max_iterations"),
     Knob("knee_pool"),
     Knob("span_merge"),
+    Knob("neighbours"),
     Knob("passages"),
 )
 
