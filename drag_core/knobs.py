@@ -193,6 +193,15 @@ KNOBS: tuple[Knob, ...] = (
         (0, 20),
     ),
     Knob(
+        "neighbours",
+        "Neighbouring pages (adaptive)",
+        "Adaptive also keeps a page next to one it kept (the page before or after, same document) when that "
+        "page is among the first N of the ranking its knee cut — the rest of a section that runs over a page "
+        "break; documents of one page have no neighbours (0: off).",
+        Widget.SLIDER,
+        (0, 20),
+    ),
+    Knob(
         "knee_method",
         "Knee detector",
         "How the knee — the point where a ranking's scores stop falling fast — is found: relative (every "

@@ -70,6 +70,9 @@ class SearchParams:
         knee_pool: how many leaves ``flat-knee`` (and ``adaptive``, in its final ranking) rank before cutting.
         span_merge: ``adaptive`` returns a parent instead of its pages when at least this many of its
             children survive the cut (0: never).
+        neighbours: ``adaptive`` also keeps a page next to one it kept (same document, the page before or
+            after) when that page is among the first ``neighbours`` of its pages' ranking (0: never): the
+            rest of a section that runs over the page break, which the knee alone cut.
         doc_breadth: ``adaptive`` never drops a document that the first ``doc_breadth`` pages of the flat
             hybrid ranking show (flat top-k with k = ``doc_breadth``): each such document its answer lacks adds
             its best page there (0: off).
@@ -94,6 +97,7 @@ class SearchParams:
     score_source: ScoreSource = ScoreSource.DENSE
     knee_pool: int = 50
     span_merge: int = 0
+    neighbours: int = 3
     doc_breadth: int = 5
     passages: str = "flat+seeds-both+pages+curve"
     root_rank: str = "best-page"
@@ -109,8 +113,8 @@ class SearchParams:
         if min(self.top_k, self.roots, self.beam_width, self.max_iterations, self.knee_pool) < 1:
             raise ValueError("top_k, roots, beam_width, max_iterations and knee_pool must be ≥ 1")
         rrf_weights(self.dense_weight)  # 0 … 1, or a ValueError that says so
-        if min(self.span_merge, self.doc_breadth) < 0:
-            raise ValueError("span_merge and doc_breadth must be ≥ 0")
+        if min(self.span_merge, self.neighbours, self.doc_breadth) < 0:
+            raise ValueError("span_merge, neighbours and doc_breadth must be ≥ 0")
         if self.root_rank not in ROOT_RANKS:
             raise ValueError(f"root_rank must be one of {ROOT_RANKS}, not {self.root_rank!r}")
         unknown = set(self.passage_uses) - set(PASSAGE_USES)

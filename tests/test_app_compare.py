@@ -349,3 +349,17 @@ def test_the_knee_menus_offer_no_detector_on_a_curve_where_its_slider_is_dead(
         assert at.selectbox(key="knee_method").value == method
         assert at.radio(key="score_source").value in offered_curves(method)
         assert any(f"score\\_source={source}" in w.value for w in at.warning)  # said
+
+
+def test_the_neighbours_slider_reruns_only_adaptive_and_moves_its_pages(compared) -> None:
+    at = compared
+    pages = {}
+    for value in (0, 20):
+        at.slider(key="neighbours").set_value(value).run()
+        no_exceptions(at)
+        comparison = at.session_state["comparison"]
+        assert comparison.params.neighbours == value
+        pages[value] = comparison.runs["adaptive"].pages
+    readers = [s for s in DEFAULT if "neighbours" in STRATEGIES[s].params]
+    assert readers == ["adaptive"]
+    assert pages[20] > pages[0]  # a filing's neighbouring pages among the ranking's first 20

@@ -73,7 +73,7 @@ def test_one_vector_flats_follow_their_own_list(engine) -> None:
 
 @pytest.mark.parametrize("source", ["dense", "rrf"])
 def test_adaptive_keeps_knee_cut_pages_of_the_documents_of_its_seed_pages(engine, source: str) -> None:
-    params = SearchParams(roots=2, max_keep=6, score_source=source, doc_breadth=0)
+    params = SearchParams(roots=2, max_keep=6, score_source=source, doc_breadth=0, neighbours=0)
     result = engine.search(TOPICS["beta.txt"][2], "adaptive", params)
     seeds, pages = result.trace
     assert len(seeds.candidates) == 4 + 10 + 12  # every page of the index is a candidate seed

@@ -8,10 +8,14 @@
 2. Pages of those documents: one fused ranking (``knee_pool`` deep) with BM25's IDF counted over these pages
    only (terms that tell this filing's pages apart weigh, not the company name every page repeats), cut at
    its knee. Those pages are the answer.
-3. With ``span_merge`` (off by default: measured, it costs more pages than it finds): where at least that
+3. Neighbours (``neighbours``, 3 by default; 0: off): a page next to a kept page (the page before or after,
+   same document) that is among the first ``neighbours`` pages of that ranking is kept too — the rest of a
+   section that runs over a page break, where the knee cut inside the span (measured: docs/evaluation.md,
+   "Neighbouring pages").
+4. With ``span_merge`` (off by default: measured, it costs more pages than it finds): where at least that
    many children of one parent survive the cut, the parent (the span of consecutive pages they belong to)
    is returned in their place.
-4. Breadth (``doc_breadth``, 5 by default; 0: off): every document among flat top-k (k = ``doc_breadth``,
+5. Breadth (``doc_breadth``, 5 by default; 0: off): every document among flat top-k (k = ``doc_breadth``,
    ranked as ``flat`` ranks, whatever the seeds read) that the answer lacks adds its best page there and,
    when the seed ranking's first k pages show that document at another page, that page too. Choosing
    documents first can lose the question's own document to a sibling (a company's 10-K against its earnings
@@ -43,6 +47,7 @@ class Adaptive:
         "dense_weight",
         "knee_pool",
         "span_merge",
+        "neighbours",
         "doc_breadth",
         "passages",
         *KNEE_PARAMS,
@@ -64,6 +69,8 @@ class Adaptive:
         )
         (pages,) = ctx.rank([scope], StepKind.PAGES, [f"pages of {files}"])
         final = ctx.knee_cut(pages)
+        if p.neighbours:
+            final = keep_neighbours(pages, final, p.neighbours)
         steps = [seeds, pages]
         if p.span_merge:
             final, spans = merge_spans(ctx, final, p.span_merge)
@@ -100,6 +107,25 @@ def rank_seeds(ctx: SearchContext) -> tuple[Step, Step]:
     names = ["seed pages (all documents)", f"flat top-{ctx.params.doc_breadth}"]
     step, flat_head = ctx.rank([seeds, head], StepKind.SEEDS, names)
     return step, flat_head
+
+
+def keep_neighbours(pages: Step, answer: list[Candidate], within: int) -> list[Candidate]:
+    """The answer plus every page among the first ``within`` of ``pages`` that lies next to one of its pages
+    (same document, the page before or after; a page so added counts for its own neighbours), after the
+    answer in the ranking's order; recorded on the step (``kept_by``)."""
+    out = list(answer)
+    head = pages.candidates[:within]
+    while near := [c for c in head if c not in out and _adjacent(c, out)]:
+        out += near
+    if len(out) > len(answer):
+        pages.keep(out)
+        pages.kept_by = "neighbouring pages"
+    return out
+
+
+def _adjacent(page: Candidate, pages: list[Candidate]) -> bool:
+    """Whether ``page`` is the page before or after one of ``pages`` in the same document."""
+    return any(p.doc_id == page.doc_id and abs(p.page_start - page.page_start) == 1 for p in pages)
 
 
 def merge_spans(

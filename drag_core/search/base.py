@@ -113,8 +113,9 @@ class Step:
         bound: which bound set the cut instead of the detector (``Bound`` or a strategy cap's field name;
             ``none``: the detector's count stood; None: no knee used), and ``bound_value`` its value.
         kept: ids the strategy kept from this ranking (after the cut, its own rules: ``kept_by``).
-        kept_by: the strategy's rule that kept fewer than the cut, when one applies (``suppression``:
-            parent/child, in ``knee-beam``; ``span merge``); empty when ``kept`` is the cut.
+        kept_by: the strategy's rule that kept other than the cut, when one applies (fewer: ``suppression``,
+            parent/child, in ``knee-beam``; ``span merge``; more: ``neighbouring pages``, in ``adaptive``);
+            empty when ``kept`` is the cut.
         eliminated: ids it dropped, by the cut or by parent/child suppression.
         ms: milliseconds of this step (a generation's Qdrant call is shared by its steps).
         call: which Qdrant call of the search ranked it (steps of one generation share a call).

@@ -116,6 +116,8 @@ def explain(step: Step) -> CutReason:
         parts.append(f"raised to {step.cut} by {bound}")
     if survivors < step.cut:
         parts.append(f"{survivors} kept after {step.kept_by or 'the strategy'}")
+    elif survivors > step.cut:
+        parts.append(f"kept {step.cut}, {survivors} with {step.kept_by or 'the strategy'}")
     elif rule is CutRule.NO_KNEE:
         parts.append(f"kept all {step.cut}")
     else:
