@@ -3,14 +3,19 @@ embedded indexes of 10k, 100k and 1M nodes (issue 23).
 
 Run: ``nice -n 10 .venv/bin/python bench/scale.py --sizes 10000 100000 1000000 --json OUT [--queries 20]``.
 Each index is the SciFact tree corpus written again and again (``bench/scale_index.py``: real trees, real
-BM25 vectors, perturbed projection dense vectors), built once under ``data/bench/scale/<size>`` (resumable: a
-second run goes on where the first stopped). With ``QDRANT_URL`` set, the indexes are collections
-``drag_scale_<size>`` of that server instead (disk is then not measured). Each size is measured by a fresh
-child process: open (``Engine``: the store, its recovery), every strategy on every query (strategies taking
-turns, after a warm-up), its peak RSS, then the ingest of one ~100-page PDF into that index and into an empty
-one (alternating, twice each; the file is removed again). Prints a table with the ratios to the smallest size
-and to ``flat``; ``--json`` writes ``{"sizes": [{"nodes", "open_s", "rss_mib", "disk_mib", "p50_ms",
-"p95_ms", "ingest_100_pages_s", "ingest_100_pages_empty_s"}]}``.
+BM25 vectors, perturbed projection dense vectors and passages), built once under ``data/bench/scale/<size>``
+(resumable: a second run goes on where the first stopped). ``--variants passages no-passages`` measures, per
+size, the index with the leaves' passages searched with today's defaults and the index as before passages
+(issue 26: no ``passages`` vector, in ``<size>-no-passages``) searched as before them (``passages=off``), the
+variants taking turns; ``--repeats`` measures each that many times (fresh children, alternating; latencies
+pooled, RSS the highest). With ``QDRANT_URL`` set, the indexes are collections ``drag_scale_<size>`` of that
+server instead (disk is then not measured). Each index is measured by a fresh child process: open (``Engine``:
+the store, its recovery), every strategy on every query (strategies taking turns, after a warm-up), its peak
+RSS, then the ingest of one ~100-page PDF into that index and into an empty one (alternating, twice each; the
+file is removed again; ``--ingest-rounds 0``: none). Prints a table with the ratios to the smallest size, to
+``flat`` and, per size, of each variant's p95 to the first variant's; ``--json`` writes ``{"sizes": [{"nodes",
+"variant", "open_s", "rss_mib", "disk_mib", "p50_ms", "p95_ms", "ms", "ingest_100_pages_s",
+"ingest_100_pages_empty_s"}]}``.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub, ever (models load from local folders)
@@ -36,6 +42,8 @@ PDF = REPO.parent / "shared" / "data" / "financebench-dev" / "docs" / "ADOBE_202
 FOLDER = REPO / "data" / "bench" / "scale"
 FULL_CORPUS = 19_953  # nodes of the whole SciFact tree corpus
 MODELS = Path(os.environ.get("DRAG_MODEL_DIR", REPO / "models"))
+#: The indexes measured beside each other: whether the index holds passages, and the folder name's suffix.
+VARIANTS = {"passages": (True, ""), "no-passages": (False, "-no-passages")}
 
 
 def _documents(embedder, nodes: int) -> list[Document]:
@@ -45,12 +53,14 @@ def _documents(embedder, nodes: int) -> list[Document]:
     return build(embedder, "projection", max_nodes=nodes)
 
 
-def settings_for(folder: Path, size: int | str) -> Settings:
-    """The index of one size: ``<folder>/<size>``, or collection ``drag_scale_<size>`` on ``QDRANT_URL``."""
-    base = Settings.from_env(store=str(folder / str(size)), cache_path=None, model_dir=MODELS)
-    return (
-        base if not base.qdrant_url else Settings.from_env(collection=f"drag_scale_{size}", cache_path=None)
-    )
+def settings_for(folder: Path, size: int | str, variant: str = "passages") -> Settings:
+    """The index of one size and variant: ``<folder>/<size><suffix>``, or collection
+    ``drag_scale_<size><suffix>`` on ``QDRANT_URL``; a variant without passages searches as before them."""
+    name = f"{size}{VARIANTS[variant][1]}"
+    base = Settings.from_env(store=str(folder / name), cache_path=None, model_dir=MODELS)
+    if base.qdrant_url:
+        base = Settings.from_env(collection=f"drag_scale_{name.replace('-', '_')}", cache_path=None)
+    return base if VARIANTS[variant][0] else replace(base, search=replace(base.search, passages="off"))
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -86,12 +96,12 @@ def _ingest_seconds(engine, pdf: Path) -> float:
     return seconds
 
 
-def child(folder: Path, size: int, count: int, pdf: Path, rounds: int) -> dict:
-    """Runs in a fresh process: open the index of ``size``, search, ingest; one result row."""
+def child(folder: Path, size: int, variant: str, count: int, pdf: Path, rounds: int) -> dict:
+    """Runs in a fresh process: open the index of ``size`` and ``variant``, search, ingest; one result row."""
     from drag_core.engine import Engine
     from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 
-    settings = settings_for(folder, size)
+    settings = settings_for(folder, size, variant)
     started = time.perf_counter()
     engine = Engine(settings, ExtractiveSummarizer())
     open_s = time.perf_counter() - started
@@ -105,57 +115,94 @@ def child(folder: Path, size: int, count: int, pdf: Path, rounds: int) -> dict:
         for strategy in strategies[i % len(strategies) :] + strategies[: i % len(strategies)]:
             ms[strategy].append(engine.search(text, strategy, vectors=vector).latency_ms)
     rss = peak_mib()
-    with tempfile.TemporaryDirectory(prefix="drag-scale-empty-") as tmp:
-        empty = Engine(settings_for(Path(tmp), "empty"), ExtractiveSummarizer(), embedder=engine.embedder)
-        full_s, empty_s = [], []
-        for round_ in range(rounds):
-            pair = ((empty, empty_s), (engine, full_s))
-            for target, seconds in pair if round_ % 2 == 0 else reversed(pair):
-                seconds.append(_ingest_seconds(target, pdf))
-        empty.close()
+    full_s, empty_s = [], []
+    if rounds:
+        with tempfile.TemporaryDirectory(prefix="drag-scale-empty-") as tmp:
+            empty_settings = settings_for(Path(tmp), "empty", variant)
+            empty = Engine(empty_settings, ExtractiveSummarizer(), embedder=engine.embedder)
+            for round_ in range(rounds):
+                pair = ((empty, empty_s), (engine, full_s))
+                for target, seconds in pair if round_ % 2 == 0 else reversed(pair):
+                    seconds.append(_ingest_seconds(target, pdf))
+            empty.close()
     nodes = engine.node_count()
     engine.close()
     return {
         "nodes": nodes,
+        "variant": variant,
         "open_s": open_s,
         "rss_mib": rss,
-        "disk_mib": disk_mib(folder / str(size)),
-        "p50_ms": {s: percentile(v, 0.5) for s, v in ms.items()},
-        "p95_ms": {s: percentile(v, 0.95) for s, v in ms.items()},
-        "ingest_100_pages_s": sum(full_s) / len(full_s),
-        "ingest_100_pages_empty_s": sum(empty_s) / len(empty_s),
+        "disk_mib": disk_mib(folder / f"{size}{VARIANTS[variant][1]}"),
+        "ms": ms,
+        "ingest_100_pages_s": sum(full_s) / len(full_s) if full_s else None,
+        "ingest_100_pages_empty_s": sum(empty_s) / len(empty_s) if empty_s else None,
     }
 
 
-def measure(folder: Path, size: int, count: int, pdf: Path, rounds: int) -> dict:
+def measure(folder: Path, size: int, variant: str, count: int, pdf: Path, rounds: int) -> dict:
     """``child`` in a fresh process (its own RSS and a cold open)."""
-    command = [sys.executable, __file__, "--child", str(size), "--folder", str(folder)]
+    command = [sys.executable, __file__, "--child", str(size), "--variant", variant, "--folder", str(folder)]
     command += ["--queries", str(count), "--pdf", str(pdf), "--ingest-rounds", str(rounds)]
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     return json.loads(output.strip().splitlines()[-1])
 
 
+def pooled(runs: list[dict]) -> dict:
+    """One row from repeated measurements of one index: latencies pooled, the highest RSS and open time, the
+    mean ingest."""
+    row = dict(runs[-1])
+    row["ms"] = {s: [ms for run in runs for ms in run["ms"][s]] for s in runs[0]["ms"]}
+    row["p50_ms"] = {s: percentile(v, 0.5) for s, v in row["ms"].items()}
+    row["p95_ms"] = {s: percentile(v, 0.95) for s, v in row["ms"].items()}
+    row["rss_mib"] = max(run["rss_mib"] for run in runs)
+    row["open_s"] = max(run["open_s"] for run in runs)
+    for key in ("ingest_100_pages_s", "ingest_100_pages_empty_s"):
+        values = [run[key] for run in runs if run[key] is not None]
+        row[key] = sum(values) / len(values) if values else None
+    return row
+
+
+def _seconds(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}"
+
+
 def report(rows: list[dict]) -> None:
-    """The table, with every size's ratio to the smallest and adaptive's to flat."""
-    base = rows[0]
+    """The table, with every size's ratio to the smallest (same variant), adaptive's to flat and each
+    variant's p95 to the first variant's of the same size."""
     print(f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f}")
     print(
-        "| nodes | open s | RSS MiB | disk MiB | ingest s (empty) | flat p50/p95 | adaptive p50/p95 | ×10k |"
+        "| nodes | variant | open s | RSS MiB | disk MiB | ingest s (empty) | flat p50/p95 | adaptive p50/p95 "
+        "| ×smallest |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
+        base = next(r for r in rows if r["variant"] == row["variant"])
         growth = row["p95_ms"]["adaptive"] / base["p95_ms"]["adaptive"]
         disk = "—" if row["disk_mib"] is None else f"{row['disk_mib']:.0f}"
         print(
-            f"| {row['nodes']} | {row['open_s']:.2f} | {row['rss_mib']:.0f} | {disk} | "
-            f"{row['ingest_100_pages_s']:.1f} ({row['ingest_100_pages_empty_s']:.1f}) | "
+            f"| {row['nodes']} | {row['variant']} | {row['open_s']:.2f} | {row['rss_mib']:.0f} | {disk} | "
+            f"{_seconds(row['ingest_100_pages_s'])} ({_seconds(row['ingest_100_pages_empty_s'])}) | "
             f"{row['p50_ms']['flat']:.1f}/{row['p95_ms']['flat']:.1f} | "
             f"{row['p50_ms']['adaptive']:.1f}/{row['p95_ms']['adaptive']:.1f} | {growth:.2f} |",
             flush=True,
         )
     for row in rows:
         ratios = {s: row["p95_ms"][s] / row["p95_ms"]["flat"] for s in row["p95_ms"]}
-        print(f"  {row['nodes']} nodes, p95 × flat: " + ", ".join(f"{s} {r:.2f}" for s, r in ratios.items()))
+        print(
+            f"  {row['nodes']} nodes, {row['variant']}, p95 × flat: "
+            + ", ".join(f"{s} {r:.2f}" for s, r in ratios.items())
+        )
+    for row in rows:
+        first = next(r for r in rows if r["nodes"] == row["nodes"])
+        if first is not row:
+            print(
+                f"  {row['nodes']} nodes, {row['variant']} ÷ {first['variant']}: RSS "
+                f"{row['rss_mib'] / first['rss_mib']:.2f}, p50 / p95 "
+                + ", ".join(
+                    f"{s} {row['p50_ms'][s] / first['p50_ms'][s]:.2f} / {row['p95_ms'][s] / first['p95_ms'][s]:.2f}"
+                    for s in row["p95_ms"]
+                )
+            )
 
 
 def main() -> None:
@@ -168,10 +215,14 @@ def main() -> None:
     parser.add_argument(
         "--ingest-rounds", type=int, default=2, help="ingests into each index (and the empty)"
     )
+    parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=["passages"])
+    parser.add_argument("--repeats", type=int, default=1, help="measurements of each index (alternating)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--variant", choices=VARIANTS, default="passages", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.folder, args.child, args.queries, args.pdf, args.ingest_rounds)))
+        row = child(args.folder, args.child, args.variant, args.queries, args.pdf, args.ingest_rounds)
+        print(json.dumps(row))
         return
     from drag_core.models.embeddings import Embedder
 
@@ -179,11 +230,20 @@ def main() -> None:
     documents = _documents(embedder, max(args.sizes))
     rows = []
     for size in args.sizes:
-        started = time.perf_counter()
-        held = build_index(settings_for(args.folder, size), documents, size, embedder)
-        built = f"{time.perf_counter() - started:.0f} s, builder's peak RSS {peak_mib():.0f} MiB"
-        print(f"  index {size}: {held} nodes ({built})", file=sys.stderr)
-        rows.append(measure(args.folder, size, args.queries, args.pdf, args.ingest_rounds))
+        for variant in args.variants:
+            started = time.perf_counter()
+            settings = settings_for(args.folder, size, variant)
+            held = build_index(settings, documents, size, embedder, VARIANTS[variant][0])
+            built = f"{time.perf_counter() - started:.0f} s, builder's peak RSS {peak_mib():.0f} MiB"
+            print(f"  index {size} {variant}: {held} nodes ({built})", file=sys.stderr)
+        runs: dict[str, list[dict]] = {variant: [] for variant in args.variants}
+        for repeat in range(args.repeats):
+            order = args.variants if repeat % 2 == 0 else args.variants[::-1]
+            for variant in order:
+                runs[variant].append(
+                    measure(args.folder, size, variant, args.queries, args.pdf, args.ingest_rounds)
+                )
+        rows += [pooled(runs[variant]) for variant in args.variants]
         if args.json:
             args.json.write_text(json.dumps({"sizes": rows}, indent=1))
     report(rows)

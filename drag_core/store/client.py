@@ -102,21 +102,19 @@ class ClientStore(NodeStore):
         vectors = self.client.get_collection(self.collection).config.params.vectors
         return isinstance(vectors, dict) and PASSAGES in vectors
 
-    def _create(self, dim: int) -> None:
+    def _create(self, dim: int, passages: bool = True) -> None:
         on_disk = self.layout.on_disk or None
+        vectors = {DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE, on_disk=on_disk)}
+        if passages:
+            vectors[PASSAGES] = models.VectorParams(
+                size=dim,
+                distance=models.Distance.COSINE,
+                on_disk=on_disk,
+                multivector_config=models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM),
+            )
         self.client.create_collection(
             self.collection,
-            vectors_config={
-                DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE, on_disk=on_disk),
-                PASSAGES: models.VectorParams(
-                    size=dim,
-                    distance=models.Distance.COSINE,
-                    on_disk=on_disk,
-                    multivector_config=models.MultiVectorConfig(
-                        comparator=models.MultiVectorComparator.MAX_SIM
-                    ),
-                ),
-            },
+            vectors_config=vectors,
             sparse_vectors_config={
                 SPARSE: models.SparseVectorParams(
                     modifier=models.Modifier.IDF, index=models.SparseIndexParams(on_disk=on_disk)

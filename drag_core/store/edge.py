@@ -74,20 +74,20 @@ class EdgeStore(NodeStore):
         config = json.loads((self.folder / CONFIG_FILE).read_text())
         return PASSAGES in config.get("vectors", {})
 
-    def _create(self, dim: int) -> None:
+    def _create(self, dim: int, passages: bool = True) -> None:
         """A shard whose sealed segments keep vectors and the sparse index on disk (``Memory.Cold``), as the
         payload is by default, and build no HNSW graph (``m = 0``): search stays exact."""
         cold = edge.Memory.Cold
+        vectors = {DENSE: edge.EdgeVectorParams(size=dim, distance=edge.Distance.Cosine, memory=cold)}
+        if passages:
+            vectors[PASSAGES] = edge.EdgeVectorParams(
+                size=dim,
+                distance=edge.Distance.Cosine,
+                multivector_config=edge.MultiVectorConfig(edge.MultiVectorComparator.MaxSim),
+                memory=cold,
+            )
         config = edge.EdgeConfig(
-            vectors={
-                DENSE: edge.EdgeVectorParams(size=dim, distance=edge.Distance.Cosine, memory=cold),
-                PASSAGES: edge.EdgeVectorParams(
-                    size=dim,
-                    distance=edge.Distance.Cosine,
-                    multivector_config=edge.MultiVectorConfig(edge.MultiVectorComparator.MaxSim),
-                    memory=cold,
-                ),
-            },
+            vectors=vectors,
             sparse_vectors={SPARSE: edge.EdgeSparseVectorParams(modifier=edge.Modifier.Idf, memory=cold)},
             hnsw_config=edge.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
             optimizers=edge.EdgeOptimizersConfig(
