@@ -42,8 +42,14 @@ PDF = REPO.parent / "shared" / "data" / "financebench-dev" / "docs" / "ADOBE_202
 FOLDER = REPO / "data" / "bench" / "scale"
 FULL_CORPUS = 19_953  # nodes of the whole SciFact tree corpus
 MODELS = Path(os.environ.get("DRAG_MODEL_DIR", REPO / "models"))
-#: The indexes measured beside each other: whether the index holds passages, and the folder name's suffix.
-VARIANTS = {"passages": (True, ""), "no-passages": (False, "-no-passages")}
+#: The indexes measured beside each other: whether the index holds passages, how it stores them
+#: (``config.PASSAGE_STORAGES``) and the folder name's suffix.
+VARIANTS = {
+    "passages": (True, "float32", ""),
+    "no-passages": (False, "float32", "-no-passages"),
+    "passages-float16": (True, "float16", "-float16"),
+    "passages-int8": (True, "int8", "-int8"),
+}
 
 
 def _documents(embedder, nodes: int) -> list[Document]:
@@ -56,11 +62,13 @@ def _documents(embedder, nodes: int) -> list[Document]:
 def settings_for(folder: Path, size: int | str, variant: str = "passages") -> Settings:
     """The index of one size and variant: ``<folder>/<size><suffix>``, or collection
     ``drag_scale_<size><suffix>`` on ``QDRANT_URL``; a variant without passages searches as before them."""
-    name = f"{size}{VARIANTS[variant][1]}"
+    passages, storage, suffix = VARIANTS[variant]
+    name = f"{size}{suffix}"
     base = Settings.from_env(store=str(folder / name), cache_path=None, model_dir=MODELS)
     if base.qdrant_url:
         base = Settings.from_env(collection=f"drag_scale_{name.replace('-', '_')}", cache_path=None)
-    return base if VARIANTS[variant][0] else replace(base, search=replace(base.search, passages="off"))
+    base = replace(base, passage_storage=storage)
+    return base if passages else replace(base, search=replace(base.search, passages="off"))
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -76,6 +84,18 @@ def peak_mib() -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def resident_mib() -> dict[str, float]:
+    """This process's resident memory now, in MiB: ``rss_anon_mib`` (its own heap, not evictable) and
+    ``rss_file_mib`` (pages of memory-mapped files, e.g. sealed segments' vectors: page cache the system may
+    evict)."""
+    fields = {"RssAnon:": "rss_anon_mib", "RssFile:": "rss_file_mib"}
+    return {
+        fields[line.split()[0]]: int(line.split()[1]) / 1024
+        for line in Path("/proc/self/status").read_text().splitlines()
+        if line.split() and line.split()[0] in fields
+    }
 
 
 def disk_mib(folder: Path) -> float | None:
@@ -132,7 +152,8 @@ def child(folder: Path, size: int, variant: str, count: int, pdf: Path, rounds: 
         "variant": variant,
         "open_s": open_s,
         "rss_mib": rss,
-        "disk_mib": disk_mib(folder / f"{size}{VARIANTS[variant][1]}"),
+        "disk_mib": disk_mib(folder / f"{size}{VARIANTS[variant][2]}"),
+        **resident_mib(),
         "ms": ms,
         "ingest_100_pages_s": sum(full_s) / len(full_s) if full_s else None,
         "ingest_100_pages_empty_s": sum(empty_s) / len(empty_s) if empty_s else None,
@@ -171,8 +192,8 @@ def report(rows: list[dict]) -> None:
     variant's p95 to the first variant's of the same size."""
     print(f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f}")
     print(
-        "| nodes | variant | open s | RSS MiB | disk MiB | ingest s (empty) | flat p50/p95 | adaptive p50/p95 "
-        "| ×smallest |"
+        "| nodes | variant | open s | RSS MiB (anon / file at the end) | disk MiB | ingest s (empty) "
+        "| flat p50/p95 | adaptive p50/p95 | ×smallest |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
@@ -180,7 +201,8 @@ def report(rows: list[dict]) -> None:
         growth = row["p95_ms"]["adaptive"] / base["p95_ms"]["adaptive"]
         disk = "—" if row["disk_mib"] is None else f"{row['disk_mib']:.0f}"
         print(
-            f"| {row['nodes']} | {row['variant']} | {row['open_s']:.2f} | {row['rss_mib']:.0f} | {disk} | "
+            f"| {row['nodes']} | {row['variant']} | {row['open_s']:.2f} | {row['rss_mib']:.0f} "
+            f"({row['rss_anon_mib']:.0f} / {row['rss_file_mib']:.0f}) | {disk} | "
             f"{_seconds(row['ingest_100_pages_s'])} ({_seconds(row['ingest_100_pages_empty_s'])}) | "
             f"{row['p50_ms']['flat']:.1f}/{row['p95_ms']['flat']:.1f} | "
             f"{row['p50_ms']['adaptive']:.1f}/{row['p95_ms']['adaptive']:.1f} | {growth:.2f} |",
@@ -233,7 +255,7 @@ def main() -> None:
         for variant in args.variants:
             started = time.perf_counter()
             settings = settings_for(args.folder, size, variant)
-            held = build_index(settings, documents, size, embedder, VARIANTS[variant][0])
+            held = build_index(settings, documents, size, embedder, passages=VARIANTS[variant][0])
             built = f"{time.perf_counter() - started:.0f} s, builder's peak RSS {peak_mib():.0f} MiB"
             print(f"  index {size} {variant}: {held} nodes ({built})", file=sys.stderr)
         runs: dict[str, list[dict]] = {variant: [] for variant in args.variants}

@@ -44,8 +44,11 @@ class EdgeStore(NodeStore):
 
     engine_label = "Qdrant Edge (embedded)"
 
-    def __init__(self, store: Path | None, collection: str = "drag_nodes") -> None:
+    def __init__(
+        self, store: Path | None, collection: str = "drag_nodes", passage_storage: str = "float32"
+    ) -> None:
         super().__init__(collection)
+        self.passage_storage = passage_storage
         self._temporary = tempfile.TemporaryDirectory(prefix="drag-edge-") if store is None else None
         self.folder = StoreLayout(store or Path(self._temporary.name)).edge_shard(collection)
         self._shard = edge.EdgeShard.load(str(self.folder)) if (self.folder / CONFIG_FILE).exists() else None
@@ -85,6 +88,7 @@ class EdgeStore(NodeStore):
                 distance=edge.Distance.Cosine,
                 multivector_config=edge.MultiVectorConfig(edge.MultiVectorComparator.MaxSim),
                 memory=cold,
+                **_stored_as(self.passage_storage),
             )
         config = edge.EdgeConfig(
             vectors=vectors,
@@ -152,6 +156,20 @@ class EdgeStore(NodeStore):
         return [
             [base.Hit(int(p.id), float(p.score), p.payload or {}) for p in points] for points in responses
         ]
+
+
+def _stored_as(storage: str) -> dict[str, Any]:
+    """The passages vector's parameters for a ``config.PASSAGE_STORAGES`` choice: ``float16`` halves the
+    stored vectors; ``int8`` adds a scalar-quantized copy pinned in RAM, which search scans (the originals stay
+    on disk)."""
+    if storage == "float16":
+        return {"datatype": edge.VectorStorageDatatype.Float16}
+    if storage == "int8":
+        quantized = edge.ScalarQuantizationConfig(
+            edge.ScalarType.Int8, quantile=0.99, memory=edge.Memory.Pinned
+        )
+        return {"quantization_config": quantized}
+    return {}
 
 
 def _sealable(folder: Path) -> bool:
