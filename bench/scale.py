@@ -7,15 +7,17 @@ BM25 vectors, perturbed projection dense vectors and passages), built once under
 (resumable: a second run goes on where the first stopped). ``--variants passages no-passages`` measures, per
 size, the index with the leaves' passages searched with today's defaults and the index as before passages
 (issue 26: no ``passages`` vector, in ``<size>-no-passages``) searched as before them (``passages=off``), the
-variants taking turns; ``--repeats`` measures each that many times (fresh children, alternating; latencies
+variants taking turns; ``passages-float16`` and ``passages-int8`` are the passages index with its passage vectors
+stored as ``DRAG_PASSAGE_STORAGE`` says (the levers on its memory); ``--repeats`` measures each that many times (fresh children, alternating; latencies
 pooled, RSS the highest). With ``QDRANT_URL`` set, the indexes are collections ``drag_scale_<size>`` of that
 server instead (disk is then not measured). Each index is measured by a fresh child process: open (``Engine``:
 the store, its recovery), every strategy on every query (strategies taking turns, after a warm-up), its peak
 RSS, then the ingest of one ~100-page PDF into that index and into an empty one (alternating, twice each; the
 file is removed again; ``--ingest-rounds 0``: none). Prints a table with the ratios to the smallest size, to
 ``flat`` and, per size, of each variant's p95 to the first variant's; ``--json`` writes ``{"sizes": [{"nodes",
-"variant", "open_s", "rss_mib", "disk_mib", "p50_ms", "p95_ms", "ms", "ingest_100_pages_s",
-"ingest_100_pages_empty_s"}]}``.
+"variant", "open_s", "rss_mib", "rss_anon_mib", "rss_file_mib", "disk_mib", "p50_ms", "p95_ms", "ms", "ids",
+"ingest_100_pages_s", "ingest_100_pages_empty_s"}]}`` (``ids``: each strategy's answer per query, of the last
+measurement).
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ def peak_mib() -> float:
 def resident_mib() -> dict[str, float]:
     """This process's resident memory now, in MiB: ``rss_anon_mib`` (its own heap, not evictable) and
     ``rss_file_mib`` (pages of memory-mapped files, e.g. sealed segments' vectors: page cache the system may
-    evict)."""
+    evict, so this part depends on the machine's free memory)."""
     fields = {"RssAnon:": "rss_anon_mib", "RssFile:": "rss_file_mib"}
     return {
         fields[line.split()[0]]: int(line.split()[1]) / 1024
@@ -131,10 +133,13 @@ def child(folder: Path, size: int, variant: str, count: int, pdf: Path, rounds: 
     for strategy in strategies:
         engine.search(texts[0], strategy, vectors=vectors[0])
     ms: dict[str, list[float]] = {s: [] for s in strategies}
+    ids: dict[str, list[list[int]]] = {s: [] for s in strategies}
     for i, (text, vector) in enumerate(zip(texts, vectors)):
         for strategy in strategies[i % len(strategies) :] + strategies[: i % len(strategies)]:
-            ms[strategy].append(engine.search(text, strategy, vectors=vector).latency_ms)
-    rss = peak_mib()
+            result = engine.search(text, strategy, vectors=vector)
+            ms[strategy].append(result.latency_ms)
+            ids[strategy].append([node.id for node in result.nodes])
+    rss, resident = peak_mib(), resident_mib()
     full_s, empty_s = [], []
     if rounds:
         with tempfile.TemporaryDirectory(prefix="drag-scale-empty-") as tmp:
@@ -153,8 +158,9 @@ def child(folder: Path, size: int, variant: str, count: int, pdf: Path, rounds: 
         "open_s": open_s,
         "rss_mib": rss,
         "disk_mib": disk_mib(folder / f"{size}{VARIANTS[variant][2]}"),
-        **resident_mib(),
+        **resident,
         "ms": ms,
+        "ids": ids,
         "ingest_100_pages_s": sum(full_s) / len(full_s) if full_s else None,
         "ingest_100_pages_empty_s": sum(empty_s) / len(empty_s) if empty_s else None,
     }
@@ -214,6 +220,17 @@ def report(rows: list[dict]) -> None:
             f"  {row['nodes']} nodes, {row['variant']}, p95 × flat: "
             + ", ".join(f"{s} {r:.2f}" for s, r in ratios.items())
         )
+    for row in rows:
+        same = next((r for r in rows if r["nodes"] == row["nodes"] and r["variant"] == "passages"), row)
+        if same is not row and VARIANTS[row["variant"]][0]:
+            print(
+                f"  {row['nodes']} nodes, {row['variant']}: queries answered with the same nodes in the same "
+                "order as passages: "
+                + ", ".join(
+                    f"{s} {sum(a == b for a, b in zip(row['ids'][s], same['ids'][s]))}/{len(row['ids'][s])}"
+                    for s in row["ids"]
+                )
+            )
     for row in rows:
         first = next(r for r in rows if r["nodes"] == row["nodes"])
         if first is not row:
