@@ -15,9 +15,9 @@ the store, its recovery), every strategy on every query (strategies taking turns
 RSS, then the ingest of one ~100-page PDF into that index and into an empty one (alternating, twice each; the
 file is removed again; ``--ingest-rounds 0``: none). Prints a table with the ratios to the smallest size, to
 ``flat`` and, per size, of each variant's p95 to the first variant's; ``--json`` writes ``{"sizes": [{"nodes",
-"variant", "open_s", "rss_mib", "rss_anon_mib", "rss_file_mib", "disk_mib", "p50_ms", "p95_ms", "ms", "ids",
-"ingest_100_pages_s", "ingest_100_pages_empty_s"}]}`` (``ids``: each strategy's answer per query, of the last
-measurement).
+"variant", "open_s", "rss_mib", "rss_anon_mib", "rss_file_mib", "disk_mib", "p50_ms", "p95_ms", "ms",
+"answers", "ingest_100_pages_s", "ingest_100_pages_empty_s"}]}`` (``answers``: each strategy's pages per query,
+of the last measurement, named by the document and pages they were copied from).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -118,6 +119,13 @@ def _ingest_seconds(engine, pdf: Path) -> float:
     return seconds
 
 
+def _original(node) -> str:
+    """The node a copy was made of (``scale_index``: copy k of a file is ``…-c<k>.txt``), with its pages: the
+    copies of one page share BM25 vectors, so their order among themselves is a tie that another segment layout
+    may break otherwise."""
+    return f"{re.sub(r'-c[0-9]{4}[.]', '.', node.file_name)}:{node.level}:{node.page_start}-{node.page_end}"
+
+
 def child(folder: Path, size: int, variant: str, count: int, pdf: Path, rounds: int) -> dict:
     """Runs in a fresh process: open the index of ``size`` and ``variant``, search, ingest; one result row."""
     from drag_core.engine import Engine
@@ -133,12 +141,12 @@ def child(folder: Path, size: int, variant: str, count: int, pdf: Path, rounds: 
     for strategy in strategies:
         engine.search(texts[0], strategy, vectors=vectors[0])
     ms: dict[str, list[float]] = {s: [] for s in strategies}
-    ids: dict[str, list[list[int]]] = {s: [] for s in strategies}
+    answers: dict[str, list[list[str]]] = {s: [] for s in strategies}
     for i, (text, vector) in enumerate(zip(texts, vectors)):
         for strategy in strategies[i % len(strategies) :] + strategies[: i % len(strategies)]:
             result = engine.search(text, strategy, vectors=vector)
             ms[strategy].append(result.latency_ms)
-            ids[strategy].append([node.id for node in result.nodes])
+            answers[strategy].append([_original(node) for node in result.nodes])
     rss, resident = peak_mib(), resident_mib()
     full_s, empty_s = [], []
     if rounds:
@@ -160,7 +168,7 @@ def child(folder: Path, size: int, variant: str, count: int, pdf: Path, rounds: 
         "disk_mib": disk_mib(folder / f"{size}{VARIANTS[variant][2]}"),
         **resident,
         "ms": ms,
-        "ids": ids,
+        "answers": answers,
         "ingest_100_pages_s": sum(full_s) / len(full_s) if full_s else None,
         "ingest_100_pages_empty_s": sum(empty_s) / len(empty_s) if empty_s else None,
     }
@@ -224,11 +232,12 @@ def report(rows: list[dict]) -> None:
         same = next((r for r in rows if r["nodes"] == row["nodes"] and r["variant"] == "passages"), row)
         if same is not row and VARIANTS[row["variant"]][0]:
             print(
-                f"  {row['nodes']} nodes, {row['variant']}: queries answered with the same nodes in the same "
+                f"  {row['nodes']} nodes, {row['variant']}: queries answered with the same pages in the same "
                 "order as passages: "
                 + ", ".join(
-                    f"{s} {sum(a == b for a, b in zip(row['ids'][s], same['ids'][s]))}/{len(row['ids'][s])}"
-                    for s in row["ids"]
+                    f"{s} {sum(a == b for a, b in zip(row['answers'][s], same['answers'][s]))}/"
+                    f"{len(row['answers'][s])}"
+                    for s in row["answers"]
                 )
             )
     for row in rows:

@@ -29,7 +29,7 @@ SIZE_KEYS = {
     "rss_anon_mib",
     "rss_file_mib",
     "ms",
-    "ids",
+    "answers",
     "disk_mib",
     "p50_ms",
     "p95_ms",
