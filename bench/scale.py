@@ -8,7 +8,8 @@ BM25 vectors, perturbed projection dense vectors and passages), built once under
 size, the index with the leaves' passages searched with today's defaults and the index as before passages
 (issue 26: no ``passages`` vector, in ``<size>-no-passages``) searched as before them (``passages=off``), the
 variants taking turns; ``passages-float16`` and ``passages-int8`` are the passages index with its passage vectors
-stored as ``DRAG_PASSAGE_STORAGE`` says (the levers on its memory); ``--repeats`` measures each that many times (fresh children, alternating; latencies
+stored as ``DRAG_PASSAGE_STORAGE`` says (the levers on its memory), ``passages-seeds``, ``passages-pages`` and
+``passages-off`` the passages index searched with fewer passage uses (``VARIANTS``); ``--repeats`` measures each that many times (fresh children, alternating; latencies
 pooled, RSS the highest). With ``QDRANT_URL`` set, the indexes are collections ``drag_scale_<size>`` of that
 server instead (disk is then not measured). Each index is measured by a fresh child process: open (``Engine``:
 the store, its recovery), every strategy on every query (strategies taking turns, after a warm-up), its peak
@@ -31,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub, ever (models load from local folders)
@@ -45,13 +46,33 @@ PDF = REPO.parent / "shared" / "data" / "financebench-dev" / "docs" / "ADOBE_202
 FOLDER = REPO / "data" / "bench" / "scale"
 FULL_CORPUS = 19_953  # nodes of the whole SciFact tree corpus
 MODELS = Path(os.environ.get("DRAG_MODEL_DIR", REPO / "models"))
-#: The indexes measured beside each other: whether the index holds passages, how it stores them
-#: (``config.PASSAGE_STORAGES``) and the folder name's suffix.
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One index and search measured beside the others.
+
+    Attributes:
+        passages: whether the index holds the leaves' passages.
+        storage: how it stores them (``config.PASSAGE_STORAGES``).
+        suffix: of its folder's name.
+        search: ``SearchParams.passages`` of its searches (None: the default).
+    """
+
+    passages: bool
+    storage: str = "float32"
+    suffix: str = ""
+    search: str | None = None
+
+
 VARIANTS = {
-    "passages": (True, "float32", ""),
-    "no-passages": (False, "float32", "-no-passages"),
-    "passages-float16": (True, "float16", "-float16"),
-    "passages-int8": (True, "int8", "-int8"),
+    "passages": Variant(True),
+    "no-passages": Variant(False, suffix="-no-passages", search="off"),  # the index and search of before
+    "passages-float16": Variant(True, "float16", "-float16"),
+    "passages-int8": Variant(True, "int8", "-int8"),
+    "passages-seeds": Variant(True, search="flat+seeds+pages+curve"),  # adaptive's seeds: passages, BM25
+    "passages-pages": Variant(True, search="flat+pages+curve"),  # adaptive's seeds: page vectors, BM25
+    "passages-off": Variant(True, search="off"),  # the index with passages, searched without
 }
 
 
@@ -65,13 +86,15 @@ def _documents(embedder, nodes: int) -> list[Document]:
 def settings_for(folder: Path, size: int | str, variant: str = "passages") -> Settings:
     """The index of one size and variant: ``<folder>/<size><suffix>``, or collection
     ``drag_scale_<size><suffix>`` on ``QDRANT_URL``; a variant without passages searches as before them."""
-    passages, storage, suffix = VARIANTS[variant]
-    name = f"{size}{suffix}"
+    chosen = VARIANTS[variant]
+    name = f"{size}{chosen.suffix}"
     base = Settings.from_env(store=str(folder / name), cache_path=None, model_dir=MODELS)
     if base.qdrant_url:
         base = Settings.from_env(collection=f"drag_scale_{name.replace('-', '_')}", cache_path=None)
-    base = replace(base, passage_storage=storage)
-    return base if passages else replace(base, search=replace(base.search, passages="off"))
+    base = replace(base, passage_storage=chosen.storage)
+    return (
+        base if chosen.search is None else replace(base, search=replace(base.search, passages=chosen.search))
+    )
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -165,7 +188,7 @@ def child(folder: Path, size: int, variant: str, count: int, pdf: Path, rounds: 
         "variant": variant,
         "open_s": open_s,
         "rss_mib": rss,
-        "disk_mib": disk_mib(folder / f"{size}{VARIANTS[variant][2]}"),
+        "disk_mib": disk_mib(folder / f"{size}{VARIANTS[variant].suffix}"),
         **resident,
         "ms": ms,
         "answers": answers,
@@ -230,7 +253,7 @@ def report(rows: list[dict]) -> None:
         )
     for row in rows:
         same = next((r for r in rows if r["nodes"] == row["nodes"] and r["variant"] == "passages"), row)
-        if same is not row and VARIANTS[row["variant"]][0]:
+        if same is not row and VARIANTS[row["variant"]].passages:
             print(
                 f"  {row['nodes']} nodes, {row['variant']}: queries answered with the same pages in the same "
                 "order as passages: "
@@ -281,7 +304,7 @@ def main() -> None:
         for variant in args.variants:
             started = time.perf_counter()
             settings = settings_for(args.folder, size, variant)
-            held = build_index(settings, documents, size, embedder, passages=VARIANTS[variant][0])
+            held = build_index(settings, documents, size, embedder, passages=VARIANTS[variant].passages)
             built = f"{time.perf_counter() - started:.0f} s, builder's peak RSS {peak_mib():.0f} MiB"
             print(f"  index {size} {variant}: {held} nodes ({built})", file=sys.stderr)
         runs: dict[str, list[dict]] = {variant: [] for variant in args.variants}
