@@ -59,13 +59,11 @@ def _copy(document: Document, k: int) -> Document:
         for n in document.nodes
     ]
     rng = np.random.default_rng(k)
+    dense = _perturbed(document.dense, rng)  # first: the page vectors of the indexes before passages
     rows = [p for p in document.passages if p is not None]
     passages = iter(np.split(_perturbed(np.concatenate(rows), rng), np.cumsum([len(p) for p in rows])[:-1]))
     return Document(
-        nodes,
-        _perturbed(document.dense, rng),
-        document.sparse,
-        [None if p is None else next(passages) for p in document.passages],
+        nodes, dense, document.sparse, [None if p is None else next(passages) for p in document.passages]
     )
 
 
