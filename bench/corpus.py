@@ -3,7 +3,9 @@
 SciFact abstracts (../shared/data/scifact) are cut into three sentence runs each; a run is one page, ten
 abstracts make one document (30 pages → a 39-node tree). Pages are described by the offline summariser, grouped
 by the real tree builder and given BM25 vectors by the real embedder with the default vector policy, so the
-nodes and sparse vectors are the ones ingestion writes.
+nodes and sparse vectors are the ones ingestion writes; so are the leaves' passages (issue 26: cut by ingestion's
+own ``passage_texts`` with the model's tokenizer, embedded like the pages). A run is short, so most pages are
+one passage, which ingestion stores as the page vector itself.
 
 Dense vectors: ``minilm`` embeds the ~15,000 pages with the real model (an hour or more on a busy 2-core machine);
 ``projection`` (the default) gives every BM25 term a fixed random direction and every text the normalised
@@ -29,7 +31,15 @@ from drag_core.ingest.describe.describer import Describer
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
 from drag_core.ingest.loading import LoadedDocument, document_id
 from drag_core.ingest.pipeline import describe_tree
-from drag_core.ingest.vector_text import VectorPolicy, dense_vectors, sparse_texts
+from drag_core.ingest.sections import Sections
+from drag_core.ingest.vector_text import (
+    VectorPolicy,
+    dense_vectors,
+    passage_texts,
+    passage_vectors,
+    sparse_texts,
+    stored_passages,
+)
 from drag_core.models.embeddings import Embedder
 from drag_core.store import NodeStore
 from drag_core.text import sentences
@@ -40,6 +50,8 @@ SCIFACT = REPO.parent / "shared" / "data" / "scifact"
 CACHE = REPO / "data" / "bench"
 ABSTRACTS_PER_DOCUMENT = 10
 RUNS_PER_ABSTRACT = 3
+PASSAGES = "passages.npy"  # every node's passage vectors, concatenated
+PASSAGE_COUNTS = "passage_counts.npy"  # rows per node in PASSAGES (−1: a parent, none)
 
 
 @dataclass
@@ -50,11 +62,19 @@ class Document:
         nodes: leaves first, root last.
         dense: one dense vector per node.
         sparse: one BM25 vector per node.
+        passages: each node's passage vectors as ``vector_text.passage_vectors`` gives them (None: a parent;
+            no rows: a page whose one passage is its page vector).
     """
 
     nodes: list[Node]
     dense: np.ndarray
     sparse: list[SparseVector]
+    passages: list[np.ndarray | None]
+
+    @property
+    def stored_passages(self) -> list[np.ndarray | None]:
+        """The passage vectors a store writes (a page read whole: its page vector)."""
+        return stored_passages(self.passages, self.dense)
 
 
 def _runs(text: str) -> list[str]:
@@ -117,11 +137,15 @@ def build(embedder: Embedder, dense: str, max_nodes: int | None = None) -> list[
             break
         nodes = describe_tree(loaded, describer)
         bodies = [page.body for page in loaded.pages]
+        sections = Sections(loaded.outline, len(loaded.pages))
+        texts = passage_texts(nodes, policy, bodies, sections, embedder)
+        passages = passage_vectors(texts, embed, embedder.dim, embedder.pieces)
         documents.append(
             Document(
                 nodes,
-                dense_vectors(nodes, policy, embed, bodies),
+                dense_vectors(nodes, policy, embed, bodies, passages),
                 embedder.sparse(sparse_texts(nodes, policy, bodies)),
+                passages,
             )
         )
         if i % 50 == 0:
@@ -134,6 +158,9 @@ def build(embedder: Embedder, dense: str, max_nodes: int | None = None) -> list[
 def save(documents: list[Document], folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     np.save(folder / "dense.npy", np.concatenate([d.dense for d in documents]))
+    rows = [p for d in documents for p in d.passages]
+    np.save(folder / PASSAGE_COUNTS, np.array([-1 if p is None else len(p) for p in rows], dtype=np.int32))
+    np.save(folder / PASSAGES, np.concatenate([p for p in rows if p is not None]))
     with open(folder / "nodes.jsonl", "w") as out:
         for d in documents:
             for node, sparse in zip(d.nodes, d.sparse):
@@ -143,8 +170,15 @@ def save(documents: list[Document], folder: Path) -> None:
                 )
 
 
+def _split(counts: np.ndarray, vectors: np.ndarray) -> list[np.ndarray | None]:
+    """Each node's passage vectors from their concatenation (``counts``: rows per node, −1 for None)."""
+    ends = np.cumsum(np.maximum(counts, 0))
+    return [None if n < 0 else vectors[end - n : end] for n, end in zip(counts, ends)]
+
+
 def load(folder: Path) -> list[Document]:
     dense = np.load(folder / "dense.npy")
+    passages = _split(np.load(folder / PASSAGE_COUNTS), np.load(folder / PASSAGES))
     documents: list[Document] = []
     rows = 0
     current: list[tuple[Node, SparseVector]] = []
@@ -156,7 +190,12 @@ def load(folder: Path) -> list[Document]:
             if node.is_root:
                 count = len(current)
                 documents.append(
-                    Document([n for n, _ in current], dense[rows : rows + count], [s for _, s in current])
+                    Document(
+                        [n for n, _ in current],
+                        dense[rows : rows + count],
+                        [s for _, s in current],
+                        passages[rows : rows + count],
+                    )
                 )
                 rows += count
                 current = []
@@ -166,7 +205,7 @@ def load(folder: Path) -> list[Document]:
 def corpus(embedder: Embedder, dense: str = "projection") -> list[Document]:
     """The corpus, from ``data/bench/scifact-<dense>`` when it was built before."""
     folder = CACHE / f"scifact-{dense}"
-    if (folder / "nodes.jsonl").exists():
+    if (folder / "nodes.jsonl").exists() and (folder / PASSAGES).exists():
         return load(folder)
     documents = build(embedder, dense)
     save(documents, folder)
@@ -179,7 +218,9 @@ def fill(store: NodeStore, documents: list[Document], nodes: int) -> int:
     for document in documents:
         if written >= nodes:
             break
-        store.write_document(document.nodes, document.dense, document.sparse)
+        store.write_document(
+            document.nodes, document.dense, document.sparse, passages=document.stored_passages
+        )
         written += len(document.nodes)
     return written
 

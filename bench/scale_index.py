@@ -3,8 +3,11 @@ and again, each copy a document of its own, until the index holds the wanted num
 
 Copy 0 of a document is the corpus document itself; copy k > 0 gets its own file name
 (``scifact-0042-c0007.txt``), its own ``doc_id`` and point ids (the tree, the page texts, summaries and BM25
-vectors stay real and unchanged), and dense vectors perturbed by seeded Gaussian noise (``NOISE`` of the
-vector's length) and normalised again, so copies are near neighbours of their original and not exact ties.
+vectors stay real and unchanged), and dense vectors — the page vectors and the leaves' passage vectors —
+perturbed by seeded Gaussian noise (``NOISE`` of the vector's length) and normalised again, so copies are near
+neighbours of their original and not exact ties (a page read whole keeps its page vector as its one passage, as
+ingestion stores it). With ``passages`` False the collection is made as before passages (issue 26): no
+``passages`` vector, the roots' vector policy ``passages=off``.
 Building is resumable: the documents go in a fixed order, each root last, so the complete roots in the folder
 say where to go on (a document cut off mid-write is removed first, as on any open).
 """
@@ -55,11 +58,20 @@ def _copy(document: Document, k: int) -> Document:
         )
         for n in document.nodes
     ]
-    noise = np.random.default_rng(k).standard_normal(document.dense.shape).astype(np.float32)
-    noise *= NOISE / np.sqrt(document.dense.shape[1])
-    dense = document.dense + noise
-    dense /= np.linalg.norm(dense, axis=1, keepdims=True)
-    return Document(nodes, dense, document.sparse)
+    rng = np.random.default_rng(k)
+    dense = _perturbed(document.dense, rng)  # first: the page vectors of the indexes before passages
+    rows = [p for p in document.passages if p is not None]
+    passages = iter(np.split(_perturbed(np.concatenate(rows), rng), np.cumsum([len(p) for p in rows])[:-1]))
+    return Document(
+        nodes, dense, document.sparse, [None if p is None else next(passages) for p in document.passages]
+    )
+
+
+def _perturbed(vectors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``vectors`` plus Gaussian noise of ``NOISE`` times their length, normalised again."""
+    noise = rng.standard_normal(vectors.shape).astype(np.float32) * (NOISE / np.sqrt(vectors.shape[1]))
+    moved = vectors + noise
+    return moved / np.linalg.norm(moved, axis=1, keepdims=True)
 
 
 def copies(documents: list[Document]) -> Iterator[Document]:
@@ -71,7 +83,7 @@ def copies(documents: list[Document]) -> Iterator[Document]:
         k += 1
 
 
-def _with_statistics(root: Node, nodes: int, embedder: Embedder) -> None:
+def _with_statistics(root: Node, nodes: int, embedder: Embedder, policy: VectorPolicy) -> None:
     """The statistics ingestion writes on a root, so the app lists the document as current."""
     root.extra = {
         **root.extra,
@@ -80,14 +92,17 @@ def _with_statistics(root: Node, nodes: int, embedder: Embedder) -> None:
         "empty_pages": 0,
         "nodes": nodes,
         "fallbacks": 0,
-        "vector_policy": VectorPolicy().identity,
+        "vector_policy": policy.identity,
         "sparse_model": embedder.sparse_identity,
         "ingested_at": time.time(),
     }
 
 
 def _fill(store: NodeStore, documents: list[Document], nodes: int, embedder: Embedder) -> int:
-    """Write the documents of ``copies`` after those the store holds whole, until it holds ``nodes``."""
+    """Write the documents of ``copies`` after those the store holds whole, until it holds ``nodes`` (with
+    their passages where the collection has them)."""
+    passages = store.holds_passages
+    policy = VectorPolicy() if passages else VectorPolicy(passages="off")
     store.recover()
     done = len(store.roots())
     held = store.count()
@@ -98,8 +113,9 @@ def _fill(store: NodeStore, documents: list[Document], nodes: int, embedder: Emb
         if i < done:
             continue
         root = replace(document.nodes[-1])
-        _with_statistics(root, len(document.nodes), embedder)
-        store.write_document([*document.nodes[:-1], root], document.dense, document.sparse)
+        _with_statistics(root, len(document.nodes), embedder, policy)
+        rows = document.stored_passages if passages else ()
+        store.write_document([*document.nodes[:-1], root], document.dense, document.sparse, passages=rows)
         store.settle()  # as ingestion does after every file
         held += len(document.nodes)
         if time.perf_counter() - last > 30:
@@ -108,11 +124,17 @@ def _fill(store: NodeStore, documents: list[Document], nodes: int, embedder: Emb
     return held
 
 
-def build_index(settings: Settings, documents: list[Document], nodes: int, embedder: Embedder) -> int:
-    """Fill the index of ``settings`` until it holds at least ``nodes`` nodes; returns how many."""
+def build_index(
+    settings: Settings, documents: list[Document], nodes: int, embedder: Embedder, passages: bool = True
+) -> int:
+    """Fill the index of ``settings`` until it holds at least ``nodes`` nodes, with the leaves' passages or
+    (``passages`` False) as before them; returns how many. An index begun the other way is refused."""
     store = open_store(settings)
     try:
-        store.ensure_collection(embedder.dim)
+        store.ensure_collection(embedder.dim, passages)
+        if store.holds_passages != passages:
+            begun = "without" if passages else "with"
+            raise ValueError(f"{settings.store or settings.collection} was begun {begun} passages")
         return _fill(store, documents, nodes, embedder)
     finally:
         store.close()

@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_STORE",
     "ENV_VARS",
     "IN_MEMORY",
+    "PASSAGE_STORAGES",
     "PDF_ENGINES",
     "SEARCH_ENV",
     "Bm25Params",
@@ -82,6 +83,20 @@ DEFAULT_BM25 = Bm25Params()
 SEARCH_ENV = {"rrf_k": "DRAG_RRF_K"}
 
 
+#: How a new collection stores the leaves' passage vectors (``Settings.passage_storage``; levers measured in
+#: docs/benchmarks.md, "Passages at scale", none of them the default).
+PASSAGE_STORAGES = ("float32", "float16", "int8")
+
+
+def check_passage_storage(storage: str) -> str:
+    """``storage`` ("" for the default, ``float32``) when it names a passage storage; else a ``ValueError``."""
+    if storage and storage not in PASSAGE_STORAGES:
+        raise ValueError(
+            f"unknown passage storage {storage!r}; DRAG_PASSAGE_STORAGE is one of {', '.join(PASSAGE_STORAGES)}"
+        )
+    return storage or PASSAGE_STORAGES[0]
+
+
 def check_pdf_engine(engine: str) -> str:
     """``engine`` when it names a PDF engine; else a ``ValueError`` that lists them."""
     if engine not in PDF_ENGINES:
@@ -105,6 +120,9 @@ ENV_VARS: dict[str, str] = {
     "DRAG_REPLICATION_FACTOR": "copies of each shard on a cluster, set when the collection is created (default: "
     "the server's, 1)",
     "DRAG_ON_DISK": "`1`: vectors and payload of a new collection on disk, not in RAM (server, cluster, local mode)",
+    "DRAG_PASSAGE_STORAGE": "how a new collection stores the pages' passage vectors: `float32` (default), `float16` "
+    "(half the bytes) or `int8` (float32 on disk and a scalar-quantized int8 copy held in RAM, which the scan "
+    'reads); measured in docs/benchmarks.md, "Passages at scale"',
     "DRAG_COLLECTION": "collection name (default `drag_nodes`)",
     "DRAG_MODEL_DIR": "folder with the offline models (default `./models`, built by `python -m drag_core.models.setup`)",
     "DRAG_DENSE_MODEL": f"dense fastembed model (default `{DEFAULT_DENSE_MODEL}`, loaded offline from DRAG_MODEL_DIR; "
@@ -149,6 +167,7 @@ class Settings:
         qdrant_api_key: key for the server (hidden from ``repr``).
         shard_number, replication_factor, on_disk: how a server or cluster creates the collection (None/False:
             the server's defaults, in RAM).
+        passage_storage: how a new collection stores the passage vectors (``PASSAGE_STORAGES``).
         collection: Qdrant collection name.
         model_dir: folder of the offline models.
         dense_model: dense fastembed model name.
@@ -174,6 +193,7 @@ class Settings:
     shard_number: int | None = None
     replication_factor: int | None = None
     on_disk: bool = False
+    passage_storage: str = "float32"
     collection: str = "drag_nodes"
     model_dir: Path = Path("./models")
     dense_model: str = DEFAULT_DENSE_MODEL
@@ -204,6 +224,7 @@ class Settings:
             "shard_number": _positive(env.get("DRAG_SHARDS")),
             "replication_factor": _positive(env.get("DRAG_REPLICATION_FACTOR")),
             "on_disk": (env.get("DRAG_ON_DISK") or "").strip().lower() in ("1", "true", "yes", "on"),
+            "passage_storage": check_passage_storage(env.get("DRAG_PASSAGE_STORAGE", "").strip().lower()),
             "collection": env.get("DRAG_COLLECTION") or "drag_nodes",
             "model_dir": Path(env.get("DRAG_MODEL_DIR") or DEFAULT_MODEL_DIR),
             "dense_model": env.get("DRAG_DENSE_MODEL") or DEFAULT_DENSE_MODEL,

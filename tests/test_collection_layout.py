@@ -15,7 +15,8 @@ import pytest
 from qdrant_client import QdrantClient
 
 from drag_core.config import Settings
-from drag_core.store import DENSE, SPARSE, ClientStore, open_store
+from drag_core.store import DENSE, PASSAGES, SPARSE, ClientStore, open_store
+from drag_core.store.edge import CONFIG_FILE
 
 COLLECTION = "drag_nodes"
 
@@ -132,3 +133,27 @@ def test_scale_out_settings_are_read_and_counts_below_one_refused() -> None:
     for name in ("DRAG_SHARDS", "DRAG_REPLICATION_FACTOR", "DRAG_EMBED_THREADS"):
         with pytest.raises(ValueError, match="at least 1"):
             Settings.from_env(env={name: "0"})
+
+
+def test_the_passage_storage_reaches_a_new_collection_on_every_engine(fake_qdrant, tmp_path) -> None:
+    env = {"QDRANT_URL": fake_qdrant.url, "DRAG_PASSAGE_STORAGE": "int8"}
+    store = open_store(Settings.from_env(env=env))
+    store.ensure_collection(384)
+    store.close()
+    (created,) = fake_qdrant.created
+    assert created["vectors"][PASSAGES]["quantization_config"]["scalar"]["type"] == "int8"
+    assert "quantization_config" not in created["vectors"][DENSE]
+    for storage, key, value in (
+        ("int8", "quantization_config", {"scalar"}),
+        ("float16", "datatype", "float16"),
+    ):
+        settings = Settings.from_env(env={"DRAG_PASSAGE_STORAGE": storage}, store=str(tmp_path / storage))
+        edge_store = open_store(settings)
+        edge_store.ensure_collection(384)
+        vectors = json.loads((edge_store.folder / CONFIG_FILE).read_text())["vectors"]
+        edge_store.close()
+        stored = vectors[PASSAGES][key]
+        assert (set(stored) if isinstance(stored, dict) else stored.lower()) == value
+        assert key not in vectors[DENSE]
+    with pytest.raises(ValueError, match="DRAG_PASSAGE_STORAGE"):
+        Settings.from_env(env={"DRAG_PASSAGE_STORAGE": "int4"})

@@ -1,5 +1,6 @@
 """What must not grow with the index (issue 23): opening an index reads its roots, not every point; one
-document is found by its name, not by listing all of them; and the scale benchmark's JSON keeps its keys."""
+document is found by its name, not by listing all of them; the scale benchmark's JSON keeps its keys; and its
+indexes hold the pages' passages as ingestion writes them, or none for the index of before passages (issue 26)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,26 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
 from conftest import SMALL_DOCS, child_env
 
 from drag_core.config import Settings
 from drag_core.engine import Engine
 from drag_core.ingest.describe.extractive import ExtractiveSummarizer
-from drag_core.store import Where, open_store
+from drag_core.params import SearchParams
+from drag_core.store import DENSE, PASSAGES, Where, open_store
 
 REPO = Path(__file__).resolve().parents[1]
 SIZE_KEYS = {
     "nodes",
+    "variant",
     "open_s",
     "rss_mib",
+    "rss_anon_mib",
+    "rss_file_mib",
+    "ms",
+    "answers",
     "disk_mib",
     "p50_ms",
     "p95_ms",
@@ -65,3 +74,41 @@ def test_the_scale_bench_writes_its_interface(tmp_path: Path) -> None:
     (row,) = json.loads(out.read_text())["sizes"]
     assert set(row) == SIZE_KEYS and row["nodes"] >= 300
     assert set(row["p50_ms"]) == set(row["p95_ms"]) >= {"flat", "adaptive"}
+
+
+def test_the_scale_index_holds_each_copys_passages_and_the_index_of_before_none(
+    embedder, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.syspath_prepend(str(REPO / "bench"))
+    from corpus import build
+    from scale_index import build_index, copies
+
+    documents = build(embedder, "projection", max_nodes=120)
+    original = next(d for d in documents if any(p is not None and len(p) > 1 for p in d.passages))
+    name = original.nodes[-1].file_name.replace(".txt", "-c0001.txt")
+    copy = next(c for c in copies(documents) if c.nodes[-1].file_name == name)
+    assert all((p is None) == (n.level > 0) for n, p in zip(copy.nodes, copy.passages))
+    stored = copy.stored_passages
+    for i, rows in enumerate(copy.passages):
+        if rows is not None and not len(rows):  # a page read whole: its page vector is its one passage
+            assert np.array_equal(stored[i], copy.dense[i : i + 1])
+    split = [i for i, rows in enumerate(original.passages) if rows is not None and len(rows) > 1]
+    for i in split:
+        cosines = np.sum(original.passages[i] * copy.passages[i], axis=1)
+        assert np.all(cosines < 0.999) and np.all(
+            cosines > 0.5
+        )  # moved, as the page vectors are, not replaced
+        assert np.allclose(np.linalg.norm(copy.passages[i], axis=1), 1.0, atol=1e-5)
+
+    for passages in (True, False):
+        settings = Settings(store=str(tmp_path / str(passages)), cache_path=None)
+        assert build_index(settings, documents, 80, embedder, passages=passages) >= 80
+        engine = Engine(settings, ExtractiveSummarizer(), embedder)
+        assert engine.store.holds_passages == passages
+        # current where the roots carry the vector policy of passages; an index of before is flagged, as any
+        assert all(info.current for info in engine.documents()) == passages
+        result = engine.search("gene expression in cancer cells", "flat", SearchParams())
+        assert [step.dense for step in result.trace] == [PASSAGES if passages else DENSE]
+        engine.close()
+        with pytest.raises(ValueError, match="begun"):
+            build_index(settings, documents, 160, embedder, passages=not passages)

@@ -64,7 +64,8 @@ def open_store(settings: Settings) -> NodeStore:
 
             layout = CollectionLayout.of(settings)
             return ClientStore(open_client(settings), settings.collection, bool(settings.qdrant_url), layout)
-        return EdgeStore(None if settings.in_memory else Path(settings.store), settings.collection)
+        folder = None if settings.in_memory else Path(settings.store)
+        return EdgeStore(folder, settings.collection, settings.passage_storage)
     except Exception as error:  # qdrant-client and qdrant-edge raise many types for the same few causes
         raise StoreError(describe_open_error(settings, error)) from None
 

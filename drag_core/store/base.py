@@ -299,13 +299,14 @@ class NodeStore(ABC):
         return self._passages
 
     # -- collection --------------------------------------------------------------------------------------
-    def ensure_collection(self, dim: int) -> None:
-        """Create the collection if needed; refuse one built with another dense size. Payload indexes
-        missing from an older collection are added."""
+    def ensure_collection(self, dim: int, passages: bool = True) -> None:
+        """Create the collection if needed (``passages`` False: without the ``PASSAGES`` vector, as the store
+        made it before passages; the scale benchmark's index of before); refuse one built with another dense
+        size. Payload indexes missing from an older collection are added."""
         self.round_trips += 1
         existing = self._dense_size()
         if existing is None:
-            self._create(dim)
+            self._create(dim, passages)
         elif existing != dim:
             raise StoreError(
                 f"collection {self.collection} holds {existing}-d vectors but the dense model gives {dim}-d; "
@@ -479,8 +480,9 @@ class NodeStore(ABC):
         """The collection's dense vector size, None when there is no collection."""
 
     @abstractmethod
-    def _create(self, dim: int) -> None:
-        """Create the collection with its named vectors (``PASSAGES`` a MaxSim multivector)."""
+    def _create(self, dim: int, passages: bool = True) -> None:
+        """Create the collection with its named vectors (``PASSAGES`` a MaxSim multivector, unless
+        ``passages`` is False)."""
 
     @abstractmethod
     def _has_passages(self) -> bool:

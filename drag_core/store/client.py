@@ -39,15 +39,19 @@ class CollectionLayout:
         shard_number: shards the points are spread over (a cluster spreads them over its nodes).
         replication_factor: copies of each shard on a cluster.
         on_disk: dense vectors, sparse index and payload on disk instead of RAM.
+        passage_storage: how the passage vectors are stored (``config.PASSAGE_STORAGES``).
     """
 
     shard_number: int | None = None
     replication_factor: int | None = None
     on_disk: bool = False
+    passage_storage: str = "float32"
 
     @classmethod
     def of(cls, settings: Settings) -> CollectionLayout:
-        return cls(settings.shard_number, settings.replication_factor, settings.on_disk)
+        return cls(
+            settings.shard_number, settings.replication_factor, settings.on_disk, settings.passage_storage
+        )
 
 
 def open_client(settings: Settings) -> QdrantClient:
@@ -102,21 +106,20 @@ class ClientStore(NodeStore):
         vectors = self.client.get_collection(self.collection).config.params.vectors
         return isinstance(vectors, dict) and PASSAGES in vectors
 
-    def _create(self, dim: int) -> None:
+    def _create(self, dim: int, passages: bool = True) -> None:
         on_disk = self.layout.on_disk or None
+        vectors = {DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE, on_disk=on_disk)}
+        if passages:
+            vectors[PASSAGES] = models.VectorParams(
+                size=dim,
+                distance=models.Distance.COSINE,
+                on_disk=on_disk,
+                multivector_config=models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM),
+                **_stored_as(self.layout.passage_storage),
+            )
         self.client.create_collection(
             self.collection,
-            vectors_config={
-                DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE, on_disk=on_disk),
-                PASSAGES: models.VectorParams(
-                    size=dim,
-                    distance=models.Distance.COSINE,
-                    on_disk=on_disk,
-                    multivector_config=models.MultiVectorConfig(
-                        comparator=models.MultiVectorComparator.MAX_SIM
-                    ),
-                ),
-            },
+            vectors_config=vectors,
             sparse_vectors_config={
                 SPARSE: models.SparseVectorParams(
                     modifier=models.Modifier.IDF, index=models.SparseIndexParams(on_disk=on_disk)
@@ -230,3 +233,13 @@ def _idf_params(idf: Where | None) -> models.SearchParams | None:
 
 
 # -- choosing the engine -----------------------------------------------------------------------------------
+
+
+def _stored_as(storage: str) -> dict[str, Any]:
+    """The passages vector's parameters for a ``config.PASSAGE_STORAGES`` choice (as ``edge._stored_as``)."""
+    if storage == "float16":
+        return {"datatype": models.Datatype.FLOAT16}
+    if storage == "int8":
+        scalar = models.ScalarQuantizationConfig(type=models.ScalarType.INT8, quantile=0.99, always_ram=True)
+        return {"quantization_config": models.ScalarQuantization(scalar=scalar)}
+    return {}

@@ -44,8 +44,11 @@ class EdgeStore(NodeStore):
 
     engine_label = "Qdrant Edge (embedded)"
 
-    def __init__(self, store: Path | None, collection: str = "drag_nodes") -> None:
+    def __init__(
+        self, store: Path | None, collection: str = "drag_nodes", passage_storage: str = "float32"
+    ) -> None:
         super().__init__(collection)
+        self.passage_storage = passage_storage
         self._temporary = tempfile.TemporaryDirectory(prefix="drag-edge-") if store is None else None
         self.folder = StoreLayout(store or Path(self._temporary.name)).edge_shard(collection)
         self._shard = edge.EdgeShard.load(str(self.folder)) if (self.folder / CONFIG_FILE).exists() else None
@@ -74,20 +77,21 @@ class EdgeStore(NodeStore):
         config = json.loads((self.folder / CONFIG_FILE).read_text())
         return PASSAGES in config.get("vectors", {})
 
-    def _create(self, dim: int) -> None:
+    def _create(self, dim: int, passages: bool = True) -> None:
         """A shard whose sealed segments keep vectors and the sparse index on disk (``Memory.Cold``), as the
         payload is by default, and build no HNSW graph (``m = 0``): search stays exact."""
         cold = edge.Memory.Cold
+        vectors = {DENSE: edge.EdgeVectorParams(size=dim, distance=edge.Distance.Cosine, memory=cold)}
+        if passages:
+            vectors[PASSAGES] = edge.EdgeVectorParams(
+                size=dim,
+                distance=edge.Distance.Cosine,
+                multivector_config=edge.MultiVectorConfig(edge.MultiVectorComparator.MaxSim),
+                memory=cold,
+                **_stored_as(self.passage_storage),
+            )
         config = edge.EdgeConfig(
-            vectors={
-                DENSE: edge.EdgeVectorParams(size=dim, distance=edge.Distance.Cosine, memory=cold),
-                PASSAGES: edge.EdgeVectorParams(
-                    size=dim,
-                    distance=edge.Distance.Cosine,
-                    multivector_config=edge.MultiVectorConfig(edge.MultiVectorComparator.MaxSim),
-                    memory=cold,
-                ),
-            },
+            vectors=vectors,
             sparse_vectors={SPARSE: edge.EdgeSparseVectorParams(modifier=edge.Modifier.Idf, memory=cold)},
             hnsw_config=edge.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
             optimizers=edge.EdgeOptimizersConfig(
@@ -152,6 +156,20 @@ class EdgeStore(NodeStore):
         return [
             [base.Hit(int(p.id), float(p.score), p.payload or {}) for p in points] for points in responses
         ]
+
+
+def _stored_as(storage: str) -> dict[str, Any]:
+    """The passages vector's parameters for a ``config.PASSAGE_STORAGES`` choice: ``float16`` halves the
+    stored vectors; ``int8`` adds a scalar-quantized copy pinned in RAM, which search scans (the originals stay
+    on disk)."""
+    if storage == "float16":
+        return {"datatype": edge.VectorStorageDatatype.Float16}
+    if storage == "int8":
+        quantized = edge.ScalarQuantizationConfig(
+            edge.ScalarType.Int8, quantile=0.99, memory=edge.Memory.Pinned
+        )
+        return {"quantization_config": quantized}
+    return {}
 
 
 def _sealable(folder: Path) -> bool:
