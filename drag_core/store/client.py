@@ -232,9 +232,6 @@ def _idf_params(idf: Where | None) -> models.SearchParams | None:
     return models.SearchParams(idf=models.IdfCorpusParams(corpus=_filter(idf))) if idf else None
 
 
-# -- choosing the engine -----------------------------------------------------------------------------------
-
-
 def _stored_as(storage: str) -> dict[str, Any]:
     """The passages vector's parameters for a ``config.PASSAGE_STORAGES`` choice (as ``edge._stored_as``)."""
     if storage == "float16":
