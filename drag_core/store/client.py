@@ -182,31 +182,12 @@ class ClientStore(NodeStore):
 
 
 def _request(query: QueryVectors, request: Request) -> models.QueryRequest:
-    if request.rrf_k is None:
-        (name,) = request.using
-        return models.QueryRequest(
-            query=_query_vector(query, name),
-            using=name,
-            filter=_filter(request.where),
-            limit=request.limit,
-            params=_idf_params(request.idf),
-        )
-    prefetch = [
-        models.Prefetch(
-            query=_query_vector(query, name),
-            using=name,
-            filter=_filter(request.where),
-            limit=request.depth,
-            params=_idf_params(request.idf if name == SPARSE else None),
-        )
-        for name in request.using
-    ]
     return models.QueryRequest(
-        prefetch=prefetch,
-        query=models.RrfQuery(
-            rrf=models.Rrf(k=request.rrf_k, weights=list(request.weights) if request.weights else None)
-        ),
+        query=_query_vector(query, request.using),
+        using=request.using,
+        filter=_filter(request.where),
         limit=request.limit,
+        params=_idf_params(request.idf),
         with_payload=CANDIDATE_FIELDS,
     )
 

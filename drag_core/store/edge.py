@@ -179,27 +179,11 @@ def _sealable(folder: Path) -> bool:
 
 
 def _request(query: base.QueryVectors, request: base.Request) -> edge.QueryRequest:
-    if request.rrf_k is None:
-        (name,) = request.using
-        return edge.QueryRequest(
-            limit=request.limit,
-            query=_nearest(query, name),
-            filter=_filter(request.where),
-            params=_idf_params(request.idf),
-        )
-    prefetches = [
-        edge.Prefetch(
-            limit=request.depth,
-            query=_nearest(query, name),
-            filter=_filter(request.where),
-            params=_idf_params(request.idf if name == SPARSE else None),
-        )
-        for name in request.using
-    ]
     return edge.QueryRequest(
         limit=request.limit,
-        prefetches=prefetches,
-        query=edge.Fusion.Rrf(k=request.rrf_k, weights=list(request.weights) if request.weights else None),
+        query=_nearest(query, request.using),
+        filter=_filter(request.where),
+        params=_idf_params(request.idf),
         with_payload=CANDIDATE_FIELDS,
     )
 
