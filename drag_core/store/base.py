@@ -223,8 +223,8 @@ class NodePoint:
 
 @dataclass(frozen=True)
 class Request:
-    """One list of a ranking batch: the points nearest the query by one vector, engine-neutral, returned with
-    the candidate fields; built only by ``ranking_requests``.
+    """One list of a ranking batch: the points nearest the query by one vector (ids and scores, no payload),
+    engine-neutral; built only by ``ranking_requests``.
 
     Attributes:
         where: the points that compete.
@@ -427,6 +427,14 @@ class NodeStore(ABC):
         self.round_trips += 1
         return self._count()
 
+    def _candidate_payloads(self, ids: Iterable[int]) -> dict[int, dict]:
+        """The candidate fields of these points, by id (one engine call; none for no ids)."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        self.round_trips += 1
+        return {int(p["id"]): p for p in self._retrieve(wanted, CANDIDATE_FIELDS)}
+
     def _payloads(self, fields: Fields, where: Where | None = None) -> Iterator[dict]:
         for page in self._scroll(fields, where):
             self.round_trips += 1
@@ -444,8 +452,10 @@ class NodeStore(ABC):
         engine call for all scopes.
 
         The lists of ``ranking_requests`` go in the batch once each, however many scopes read them (the seed
-        ranking of ``adaptive`` and the head of flat's share two). Returns the rankings and the milliseconds
-        spent in the engine.
+        ranking of ``adaptive`` and the head of flat's share two), without payloads; a second call reads the
+        candidate fields of the points the rankings keep (reading them with every list cost more than the
+        scans saved: docs/benchmarks.md, "One fetch per list"). A point deleted in between is left out. Returns
+        the rankings and the milliseconds spent in the engine.
         """
         if not scopes:
             return [], 0.0
@@ -455,14 +465,23 @@ class NodeStore(ABC):
                 for scope in scopes
             ]
         wanted = [ranking_requests(scope) for scope in scopes]
-        requests = list(dict.fromkeys(r for lists in wanted for r in lists.values()))
+        requests = list(dict.fromkeys(r for plan in wanted for r in plan.values()))
         started = time.perf_counter()
         self.round_trips += 1
         responses = dict(zip(requests, self._query_batch(query, requests), strict=True))
+        lists = [{name: responses[r] for name, r in plan.items()} for plan in wanted]
+        fused = [
+            fused_ranking(scope, own, rrf_k, dense_weight) for scope, own in zip(scopes, lists, strict=True)
+        ]
+        payloads = self._candidate_payloads([hit.id for hits in fused for hit in hits])
         elapsed = (time.perf_counter() - started) * 1000
         rankings = [
-            fused_ranking(scope, {name: responses[r] for name, r in lists.items()}, rrf_k, dense_weight)
-            for scope, lists in zip(scopes, wanted, strict=True)
+            candidates(
+                [Hit(hit.id, hit.score, payloads[hit.id]) for hit in hits if hit.id in payloads],
+                own[scope.dense],
+                own[SPARSE],
+            )
+            for scope, hits, own in zip(scopes, fused, lists, strict=True)
         ]
         return rankings, elapsed
 
@@ -535,25 +554,26 @@ def best_first(fused: float, cosine: float | None, point_id: int) -> tuple[float
 
 def fused_ranking(
     scope: Scope, lists: dict[str, list[Hit]], rrf_k: int, dense_weight: float = DEFAULT_DENSE_WEIGHT
-) -> list[Candidate]:
+) -> list[Hit]:
     """The first ``scope.limit`` points of the RRF of the scope's lists (``lists``: the hits of each list of
-    ``ranking_requests``, by vector name), best first (``candidates``)."""
-    names = fused_lists(scope)
+    ``ranking_requests``, by vector name), best first (``best_first``), each with its fused score."""
     scores = rrf(
-        [[hit.id for hit in lists[name]] for name in names], rrf_k, list_weights(scope, dense_weight)
+        [[hit.id for hit in lists[name]] for name in fused_lists(scope)],
+        rrf_k,
+        list_weights(scope, dense_weight),
     )
-    payload = {hit.id: hit.payload for name in names for hit in lists[name]}
-    fused = [Hit(point, score, payload[point]) for point, score in scores.items()]
-    return candidates(fused, lists[scope.dense], lists[SPARSE])[: scope.limit]
+    cosine = {hit.id: hit.score for hit in lists[scope.dense]}
+    best = sorted(scores, key=lambda point: best_first(scores[point], cosine.get(point), point))
+    return [Hit(point, scores[point], {}) for point in best[: scope.limit]]
 
 
 def candidates(fused: list[Hit], dense: list[Hit], sparse: list[Hit]) -> list[Candidate]:
-    """Candidates best first (``best_first``)."""
+    """The fused hits (best first: ``fused_ranking``) as candidates, with their ranks and scores in the dense
+    and sparse lists."""
     dense_rank = {p.id: rank for rank, p in enumerate(dense, start=1)}
     dense_score = {p.id: p.score for p in dense}
     sparse_rank = {p.id: rank for rank, p in enumerate(sparse, start=1)}
     sparse_score = {p.id: p.score for p in sparse}
-    fused = sorted(fused, key=lambda p: best_first(p.score, dense_score.get(p.id), p.id))
     return [
         Candidate(
             id=point.id,

@@ -13,7 +13,6 @@ from qdrant_client import QdrantClient, models
 
 from drag_core.config import IN_MEMORY, Settings
 from drag_core.store.base import (
-    CANDIDATE_FIELDS,
     DENSE,
     PASSAGES,
     SCROLL_PAGE,
@@ -188,7 +187,6 @@ def _request(query: QueryVectors, request: Request) -> models.QueryRequest:
         filter=_filter(request.where),
         limit=request.limit,
         params=_idf_params(request.idf),
-        with_payload=CANDIDATE_FIELDS,
     )
 
 

@@ -18,7 +18,7 @@ import qdrant_edge as edge
 
 from drag_core.layout import StoreLayout
 from drag_core.store import base
-from drag_core.store.base import CANDIDATE_FIELDS, DENSE, PASSAGES, SCROLL_PAGE, SPARSE, NodeStore
+from drag_core.store.base import DENSE, PASSAGES, SCROLL_PAGE, SPARSE, NodeStore
 
 __all__ = ["CONFIG_FILE", "SCHEMAS", "SEALED_KB", "EdgeStore"]
 
@@ -184,7 +184,6 @@ def _request(query: base.QueryVectors, request: base.Request) -> edge.QueryReque
         query=_nearest(query, request.using),
         filter=_filter(request.where),
         params=_idf_params(request.idf),
-        with_payload=CANDIDATE_FIELDS,
     )
 
 
