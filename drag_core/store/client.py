@@ -11,7 +11,7 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from drag_core.config import IN_MEMORY, Settings
+from drag_core.config import DEFAULT_PASSAGE_STORAGE, IN_MEMORY, Settings
 from drag_core.store.base import (
     DENSE,
     PASSAGES,
@@ -44,7 +44,7 @@ class CollectionLayout:
     shard_number: int | None = None
     replication_factor: int | None = None
     on_disk: bool = False
-    passage_storage: str = "float32"
+    passage_storage: str = DEFAULT_PASSAGE_STORAGE
 
     @classmethod
     def of(cls, settings: Settings) -> CollectionLayout:

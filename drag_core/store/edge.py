@@ -16,6 +16,7 @@ from typing import Any
 
 import qdrant_edge as edge
 
+from drag_core.config import DEFAULT_PASSAGE_STORAGE
 from drag_core.layout import StoreLayout
 from drag_core.store import base
 from drag_core.store.base import DENSE, PASSAGES, SCROLL_PAGE, SPARSE, NodeStore
@@ -45,7 +46,10 @@ class EdgeStore(NodeStore):
     engine_label = "Qdrant Edge (embedded)"
 
     def __init__(
-        self, store: Path | None, collection: str = "drag_nodes", passage_storage: str = "float32"
+        self,
+        store: Path | None,
+        collection: str = "drag_nodes",
+        passage_storage: str = DEFAULT_PASSAGE_STORAGE,
     ) -> None:
         super().__init__(collection)
         self.passage_storage = passage_storage
