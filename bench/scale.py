@@ -7,8 +7,9 @@ BM25 vectors, perturbed projection dense vectors and passages), built once under
 (resumable: a second run goes on where the first stopped). ``--variants passages no-passages`` measures, per
 size, the index with the leaves' passages searched with today's defaults and the index as before passages
 (issue 26: no ``passages`` vector, in ``<size>-no-passages``) searched as before them (``passages=off``), the
-variants taking turns; ``passages-float16`` and ``passages-int8`` are the passages index with its passage vectors
-stored as ``DRAG_PASSAGE_STORAGE`` says (the levers on its memory), ``passages-seeds``, ``passages-pages`` and
+variants taking turns; ``passages`` stores the passage vectors as a new collection does by default (float16 since
+session 11; an index built before keeps float32), ``passages-float32``, ``passages-float16`` and ``passages-int8``
+as ``DRAG_PASSAGE_STORAGE`` says (the levers on its memory), ``passages-seeds``, ``passages-pages`` and
 ``passages-off`` the passages index searched with fewer passage uses (``VARIANTS``); ``--repeats`` measures each that many times (fresh children, alternating; latencies
 pooled, RSS the highest). With ``QDRANT_URL`` set, the indexes are collections ``drag_scale_<size>`` of that
 server instead (disk is then not measured). Each index is measured by a fresh child process: open (``Engine``:
@@ -39,7 +40,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub, ever (models load 
 from corpus import CACHE, REPO, Document, build, corpus, queries
 from scale_index import build_index
 
-from drag_core.config import Settings
+from drag_core.config import DEFAULT_PASSAGE_STORAGE, Settings
 from drag_core.search import DEFAULT_STRATEGIES
 
 PDF = REPO.parent / "shared" / "data" / "financebench-dev" / "docs" / "ADOBE_2022_10K.pdf"
@@ -60,7 +61,7 @@ class Variant:
     """
 
     passages: bool
-    storage: str = "float32"
+    storage: str = DEFAULT_PASSAGE_STORAGE
     suffix: str = ""
     search: str | None = None
 
@@ -68,6 +69,7 @@ class Variant:
 VARIANTS = {
     "passages": Variant(True),
     "no-passages": Variant(False, suffix="-no-passages", search="off"),  # the index and search of before
+    "passages-float32": Variant(True, "float32", "-float32"),  # the default until session 11
     "passages-float16": Variant(True, "float16", "-float16"),
     "passages-int8": Variant(True, "int8", "-int8"),
     "passages-seeds": Variant(True, search="flat+seeds+pages+curve"),  # adaptive's seeds: passages, BM25

@@ -26,6 +26,7 @@ __all__ = [
     "DEFAULT_EVAL_DIR",
     "DEFAULT_LEASE_SECONDS",
     "DEFAULT_MODEL_DIR",
+    "DEFAULT_PASSAGE_STORAGE",
     "DEFAULT_PDF_ENGINE",
     "DEFAULT_SPARSE_MODEL",
     "DEFAULT_STORE",
@@ -83,18 +84,20 @@ DEFAULT_BM25 = Bm25Params()
 SEARCH_ENV = {"rrf_k": "DRAG_RRF_K"}
 
 
-#: How a new collection stores the leaves' passage vectors (``Settings.passage_storage``; levers measured in
-#: docs/benchmarks.md, "Passages at scale", none of them the default).
-PASSAGE_STORAGES = ("float32", "float16", "int8")
+#: How a new collection stores the leaves' passage vectors (``Settings.passage_storage``), the default first:
+#: half precision held the same results on five sets and takes ~750 MiB off a 1M-node index (docs/benchmarks.md,
+#: "Passages at scale" and "One fetch per list"). A collection keeps what it was created with.
+PASSAGE_STORAGES = ("float16", "float32", "int8")
+DEFAULT_PASSAGE_STORAGE = PASSAGE_STORAGES[0]
 
 
 def check_passage_storage(storage: str) -> str:
-    """``storage`` ("" for the default, ``float32``) when it names a passage storage; else a ``ValueError``."""
+    """``storage`` ("" for the default, ``float16``) when it names a passage storage; else a ``ValueError``."""
     if storage and storage not in PASSAGE_STORAGES:
         raise ValueError(
             f"unknown passage storage {storage!r}; DRAG_PASSAGE_STORAGE is one of {', '.join(PASSAGE_STORAGES)}"
         )
-    return storage or PASSAGE_STORAGES[0]
+    return storage or DEFAULT_PASSAGE_STORAGE
 
 
 def check_pdf_engine(engine: str) -> str:
@@ -120,8 +123,8 @@ ENV_VARS: dict[str, str] = {
     "DRAG_REPLICATION_FACTOR": "copies of each shard on a cluster, set when the collection is created (default: "
     "the server's, 1)",
     "DRAG_ON_DISK": "`1`: vectors and payload of a new collection on disk, not in RAM (server, cluster, local mode)",
-    "DRAG_PASSAGE_STORAGE": "how a new collection stores the pages' passage vectors: `float32` (default), `float16` "
-    "(half the bytes) or `int8` (float32 on disk and a scalar-quantized int8 copy held in RAM, which the scan "
+    "DRAG_PASSAGE_STORAGE": "how a new collection stores the pages' passage vectors: `float16` (default: half the "
+    "bytes, the same results), `float32` or `int8` (float32 on disk and a scalar-quantized int8 copy held in RAM, which the scan "
     'reads); measured in docs/benchmarks.md, "Passages at scale"',
     "DRAG_COLLECTION": "collection name (default `drag_nodes`)",
     "DRAG_MODEL_DIR": "folder with the offline models (default `./models`, built by `python -m drag_core.models.setup`)",
@@ -193,7 +196,7 @@ class Settings:
     shard_number: int | None = None
     replication_factor: int | None = None
     on_disk: bool = False
-    passage_storage: str = "float32"
+    passage_storage: str = DEFAULT_PASSAGE_STORAGE
     collection: str = "drag_nodes"
     model_dir: Path = Path("./models")
     dense_model: str = DEFAULT_DENSE_MODEL

@@ -146,6 +146,7 @@ def test_the_passage_storage_reaches_a_new_collection_on_every_engine(fake_qdran
     for storage, key, value in (
         ("int8", "quantization_config", {"scalar"}),
         ("float16", "datatype", "float16"),
+        ("", "datatype", "float16"),  # the default
     ):
         settings = Settings.from_env(env={"DRAG_PASSAGE_STORAGE": storage}, store=str(tmp_path / storage))
         edge_store = open_store(settings)
@@ -157,3 +158,18 @@ def test_the_passage_storage_reaches_a_new_collection_on_every_engine(fake_qdran
         assert key not in vectors[DENSE]
     with pytest.raises(ValueError, match="DRAG_PASSAGE_STORAGE"):
         Settings.from_env(env={"DRAG_PASSAGE_STORAGE": "int4"})
+
+
+def test_a_collection_keeps_the_passage_storage_it_was_created_with(tmp_path) -> None:
+    """An index made before half precision became the default is opened, written and read as it was made."""
+    folder = str(tmp_path / "older")
+    older = open_store(Settings.from_env(env={"DRAG_PASSAGE_STORAGE": "float32"}, store=folder))
+    older.ensure_collection(384)
+    made = json.loads((older.folder / CONFIG_FILE).read_text())["vectors"][PASSAGES]
+    older.close()
+    reopened = open_store(Settings.from_env(env={}, store=folder))
+    reopened.ensure_collection(384)
+    assert reopened.holds_passages
+    assert json.loads((reopened.folder / CONFIG_FILE).read_text())["vectors"][PASSAGES] == made
+    assert "datatype" not in made or made["datatype"].lower() == "float32"
+    reopened.close()

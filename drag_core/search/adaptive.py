@@ -93,10 +93,10 @@ def seed_scope(ctx: SearchContext) -> Scope:
 
 
 def rank_seeds(ctx: SearchContext) -> tuple[Step, Step]:
-    """The seed ranking and the head of flat's ranking that breadth reads, in one Qdrant call. They are one
-    ranking when the seeds read what ``flat`` reads; otherwise the head is ranked as ``flat`` ranks (its first
-    ``doc_breadth`` pages), so breadth keeps the documents flat top-k shows, not those of the seed ranking's
-    own head."""
+    """The seed ranking and the head of flat's ranking that breadth reads, from one batch of lists (the two
+    share the passages' and BM25's lists, each fetched once). They are one ranking when the seeds read what
+    ``flat`` reads; otherwise the head is ranked as ``flat`` ranks (its first ``doc_breadth`` pages), so
+    breadth keeps the documents flat top-k shows, not those of the seed ranking's own head."""
     seeds = seed_scope(ctx)
     head = Scope(
         kind=ScopeKind.LEAVES, limit=ctx.params.doc_breadth, dense=ctx.dense_of("flat"), depth=FUSION_DEPTH

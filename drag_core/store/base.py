@@ -2,8 +2,8 @@
 ``NodePoint``, ``Request``) and ``NodeStore``, the engine-neutral half of every engine.
 
 Everything that is not an engine call lives here, so the engines stay in step: which points a document
-writes and in what order, recovery, the three requests of a ranking (built once, by ``ranking_requests``),
-and reading the results. An engine (``client.ClientStore``, ``edge.EdgeStore``) only translates ``Where``
+writes and in what order, recovery, the lists of a ranking (built once, by ``ranking_requests``),
+and their fusion. An engine (``client.ClientStore``, ``edge.EdgeStore``) only translates ``Where``
 and ``Request`` into its own calls. A document is committed by writing its root last: a document whose root
 is missing (a crash mid-ingest) is removed by ``recover``. The contract is written down in docs/store.md.
 """
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from drag_core.errors import DragError
-from drag_core.fusion import DEFAULT_DENSE_WEIGHT, qdrant_rrf_k, rrf_weights
+from drag_core.fusion import DEFAULT_DENSE_WEIGHT, rrf, rrf_weights
 from drag_core.store.lease import LEASE_FIELDS, Lease, abandoned
 from drag_core.types import Node, SparseVector
 
@@ -35,7 +35,6 @@ __all__ = [
     "ROOTS",
     "SCROLL_PAGE",
     "SPARSE",
-    "TIE_MARGIN",
     "UPSERT_BATCH",
     "Candidate",
     "Fields",
@@ -51,6 +50,9 @@ __all__ = [
     "best_first",
     "candidates",
     "of_document",
+    "fused_lists",
+    "fused_ranking",
+    "list_weights",
     "ranking_requests",
 ]
 
@@ -62,9 +64,6 @@ DENSE, SPARSE = "dense", "sparse"
 PASSAGES = "passages"
 UPSERT_BATCH = 128
 SCROLL_PAGE = 512
-#: Fused results read past a ranking's depth, so ties at its last place are broken by ``candidates``, never by
-#: the engine (RRF ties are pairs: one list's rank r against the other list's rank r).
-TIE_MARGIN = 8
 CANDIDATE_FIELDS = ["id", "parent_id", "child_ids", "level", "doc_id", "file_name", "page_start", "page_end"]
 LISTING_FIELDS = [
     *CANDIDATE_FIELDS,
@@ -164,7 +163,7 @@ class Candidate:
 
     Attributes:
         id, parent_id, child_ids, level, file_name, page_start, page_end: from the node's payload.
-        fused: RRF score computed by Qdrant.
+        fused: RRF score of the ranking's lists (``fusion.rrf``).
         dense_rank, sparse_rank: 1-based rank in the dense and sparse lists (None: not in that list).
         dense_score: cosine similarity of the dense vectors (of the query and the best passage, where the
             ranking read passages).
@@ -224,53 +223,51 @@ class NodePoint:
 
 @dataclass(frozen=True)
 class Request:
-    """One query of a ranking batch, engine-neutral; built only by ``ranking_requests``.
+    """One list of a ranking batch: the points nearest the query by one vector (ids and scores, no payload),
+    engine-neutral; built only by ``ranking_requests``.
 
     Attributes:
         where: the points that compete.
-        limit: how many results to return.
-        using: the named vectors read.
-        rrf_k: Qdrant's RRF constant (``fusion.qdrant_rrf_k``): RRF over one ``depth``-deep prefetch per
-            vector in ``using``, returning the candidate fields. None: nearest points by the one vector in
-            ``using``, without payload.
-        depth: how deep each prefetch of a fused request reads.
+        limit: how many points the list holds (the ranking's depth).
+        using: the named vector read.
         idf: the points the sparse vector's IDF is counted over (None: the whole collection).
-        weights: each fused list's RRF weight, in ``using``'s order (``fusion.rrf_weights``; None: all 1).
     """
 
     where: Where
     limit: int
-    using: tuple[str, ...]
-    rrf_k: int | None = None
-    depth: int = 0
+    using: str
     idf: Where | None = None
-    weights: tuple[float, ...] | None = None
 
 
-def ranking_requests(
-    scope: Scope, rrf_k: int, dense_weight: float = DEFAULT_DENSE_WEIGHT
-) -> tuple[Request, Request, Request]:
-    """The three requests of one ranking: the fused one (RRF with the classic ``rrf_k``, the dense list's share
-    ``dense_weight`` of the fusion: ``fusion.rrf_weights``), and the dense and
-    sparse lists, so the trace can show each candidate's dense rank, sparse rank, cosine and BM25 score.
+def fused_lists(scope: Scope) -> tuple[str, ...]:
+    """The named vectors whose lists a scope fuses, in ``scope.using``'s order (``DENSE`` read as
+    ``scope.dense``)."""
+    return tuple(scope.dense if name == DENSE else name for name in scope.using)
 
-    The fused request returns ``depth + TIE_MARGIN`` results, not ``limit``, so that ties at the limit are
-    broken by ``candidates`` — also when the limit is the depth (a 50-deep knee pool): which of two tied items
-    takes the last place was the engine's choice, and it changed from call to call.
+
+def list_weights(scope: Scope, dense_weight: float = DEFAULT_DENSE_WEIGHT) -> tuple[float, ...] | None:
+    """Each fused list's RRF weight, in ``fused_lists``' order, for the dense list's share ``dense_weight``
+    (``fusion.rrf_weights``; None: all 1). A second dense list (``seeds-both``: page vectors and passages)
+    weighs as the dense one."""
+    weights = rrf_weights(dense_weight)
+    if weights is None:
+        return None
+    by_name = {DENSE: weights[0], SPARSE: weights[1], PASSAGES: weights[0]}
+    return tuple(by_name[name] for name in scope.using)
+
+
+def ranking_requests(scope: Scope) -> dict[str, Request]:
+    """The lists one ranking reads, by vector name: each list it fuses, and the dense (``scope.dense``) and
+    sparse lists whose ranks, cosines and BM25 scores the trace shows; all ``depth`` deep (at least ``limit``).
+
+    The ranking is their RRF (``fused_ranking``), computed here: the lists are fetched for the trace anyway,
+    and fusing them again in the engine scanned every vector twice (measured: docs/benchmarks.md, "One fetch
+    per list"). ``tests/test_fusion.py`` checks the ranking against Qdrant's own ``Rrf`` on both engines.
     """
     where, depth = scope.where(), max(scope.limit, scope.depth or 0)
     idf = where if scope.scoped_idf else None
-    weights = rrf_weights(dense_weight)
-    by_name = dict(zip((DENSE, SPARSE), weights or (), strict=False))
-    # a second dense list (``seeds-both``: page vectors and passages) weighs as the dense one
-    by_name[PASSAGES] = by_name.get(DENSE, 1.0)
-    fused_weights = tuple(by_name[name] for name in scope.using) if weights else None
-    using = tuple(scope.dense if name == DENSE else name for name in scope.using)
-    return (
-        Request(where, depth + TIE_MARGIN, using, qdrant_rrf_k(rrf_k), depth, idf, fused_weights),
-        Request(where, depth, (scope.dense,)),
-        Request(where, depth, (SPARSE,), idf=idf),
-    )
+    names = dict.fromkeys((*fused_lists(scope), scope.dense, SPARSE))
+    return {name: Request(where, depth, name, idf if name == SPARSE else None) for name in names}
 
 
 class NodeStore(ABC):
@@ -430,6 +427,14 @@ class NodeStore(ABC):
         self.round_trips += 1
         return self._count()
 
+    def _candidate_payloads(self, ids: Iterable[int]) -> dict[int, dict]:
+        """The candidate fields of these points, by id (one engine call; none for no ids)."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        self.round_trips += 1
+        return {int(p["id"]): p for p in self._retrieve(wanted, CANDIDATE_FIELDS)}
+
     def _payloads(self, fields: Fields, where: Where | None = None) -> Iterator[dict]:
         for page in self._scroll(fields, where):
             self.round_trips += 1
@@ -443,11 +448,14 @@ class NodeStore(ABC):
         rrf_k: int,
         dense_weight: float = DEFAULT_DENSE_WEIGHT,
     ) -> tuple[list[list[Candidate]], float]:
-        """Rank each scope by RRF of dense and sparse (``dense_weight``: the dense list's share of the fusion), in
-        ONE engine call for all scopes.
+        """Rank each scope by RRF of its lists (``dense_weight``: the dense list's share of the fusion), in ONE
+        engine call for all scopes.
 
-        For every scope the three requests of ``ranking_requests`` go in the batch. Returns the rankings and
-        the milliseconds spent in the engine.
+        The lists of ``ranking_requests`` go in the batch once each, however many scopes read them (the seed
+        ranking of ``adaptive`` and the head of flat's share two), without payloads; a second call reads the
+        candidate fields of the points the rankings keep (reading them with every list cost more than the
+        scans saved: docs/benchmarks.md, "One fetch per list"). A point deleted in between is left out. Returns
+        the rankings and the milliseconds spent in the engine.
         """
         if not scopes:
             return [], 0.0
@@ -456,13 +464,24 @@ class NodeStore(ABC):
                 replace(scope, dense=DENSE, using=tuple(name for name in scope.using if name != PASSAGES))
                 for scope in scopes
             ]
-        requests = [r for scope in scopes for r in ranking_requests(scope, rrf_k, dense_weight)]
+        wanted = [ranking_requests(scope) for scope in scopes]
+        requests = list(dict.fromkeys(r for plan in wanted for r in plan.values()))
         started = time.perf_counter()
         self.round_trips += 1
-        responses = self._query_batch(query, requests)
+        responses = dict(zip(requests, self._query_batch(query, requests), strict=True))
+        lists = [{name: responses[r] for name, r in plan.items()} for plan in wanted]
+        fused = [
+            fused_ranking(scope, own, rrf_k, dense_weight) for scope, own in zip(scopes, lists, strict=True)
+        ]
+        payloads = self._candidate_payloads([hit.id for hits in fused for hit in hits])
         elapsed = (time.perf_counter() - started) * 1000
         rankings = [
-            candidates(*responses[3 * i : 3 * i + 3])[: scope.limit] for i, scope in enumerate(scopes)
+            candidates(
+                [Hit(hit.id, hit.score, payloads[hit.id]) for hit in hits if hit.id in payloads],
+                own[scope.dense],
+                own[SPARSE],
+            )
+            for scope, hits, own in zip(scopes, fused, lists, strict=True)
         ]
         return rankings, elapsed
 
@@ -533,13 +552,28 @@ def best_first(fused: float, cosine: float | None, point_id: int) -> tuple[float
     return -round(fused, 8), -(-2.0 if cosine is None else cosine), point_id
 
 
+def fused_ranking(
+    scope: Scope, lists: dict[str, list[Hit]], rrf_k: int, dense_weight: float = DEFAULT_DENSE_WEIGHT
+) -> list[Hit]:
+    """The first ``scope.limit`` points of the RRF of the scope's lists (``lists``: the hits of each list of
+    ``ranking_requests``, by vector name), best first (``best_first``), each with its fused score."""
+    scores = rrf(
+        [[hit.id for hit in lists[name]] for name in fused_lists(scope)],
+        rrf_k,
+        list_weights(scope, dense_weight),
+    )
+    cosine = {hit.id: hit.score for hit in lists[scope.dense]}
+    best = sorted(scores, key=lambda point: best_first(scores[point], cosine.get(point), point))
+    return [Hit(point, scores[point], {}) for point in best[: scope.limit]]
+
+
 def candidates(fused: list[Hit], dense: list[Hit], sparse: list[Hit]) -> list[Candidate]:
-    """Candidates best first (``best_first``)."""
+    """The fused hits (best first: ``fused_ranking``) as candidates, with their ranks and scores in the dense
+    and sparse lists."""
     dense_rank = {p.id: rank for rank, p in enumerate(dense, start=1)}
     dense_score = {p.id: p.score for p in dense}
     sparse_rank = {p.id: rank for rank, p in enumerate(sparse, start=1)}
     sparse_score = {p.id: p.score for p in sparse}
-    fused = sorted(fused, key=lambda p: best_first(p.score, dense_score.get(p.id), p.id))
     return [
         Candidate(
             id=point.id,

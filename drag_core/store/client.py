@@ -11,9 +11,8 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from drag_core.config import IN_MEMORY, Settings
+from drag_core.config import DEFAULT_PASSAGE_STORAGE, IN_MEMORY, Settings
 from drag_core.store.base import (
-    CANDIDATE_FIELDS,
     DENSE,
     PASSAGES,
     SCROLL_PAGE,
@@ -45,7 +44,7 @@ class CollectionLayout:
     shard_number: int | None = None
     replication_factor: int | None = None
     on_disk: bool = False
-    passage_storage: str = "float32"
+    passage_storage: str = DEFAULT_PASSAGE_STORAGE
 
     @classmethod
     def of(cls, settings: Settings) -> CollectionLayout:
@@ -182,32 +181,12 @@ class ClientStore(NodeStore):
 
 
 def _request(query: QueryVectors, request: Request) -> models.QueryRequest:
-    if request.rrf_k is None:
-        (name,) = request.using
-        return models.QueryRequest(
-            query=_query_vector(query, name),
-            using=name,
-            filter=_filter(request.where),
-            limit=request.limit,
-            params=_idf_params(request.idf),
-        )
-    prefetch = [
-        models.Prefetch(
-            query=_query_vector(query, name),
-            using=name,
-            filter=_filter(request.where),
-            limit=request.depth,
-            params=_idf_params(request.idf if name == SPARSE else None),
-        )
-        for name in request.using
-    ]
     return models.QueryRequest(
-        prefetch=prefetch,
-        query=models.RrfQuery(
-            rrf=models.Rrf(k=request.rrf_k, weights=list(request.weights) if request.weights else None)
-        ),
+        query=_query_vector(query, request.using),
+        using=request.using,
+        filter=_filter(request.where),
         limit=request.limit,
-        with_payload=CANDIDATE_FIELDS,
+        params=_idf_params(request.idf),
     )
 
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import qdrant_edge as edge
 
+from drag_core.config import DEFAULT_PASSAGE_STORAGE
 from drag_core.layout import StoreLayout
 from drag_core.store import base
-from drag_core.store.base import CANDIDATE_FIELDS, DENSE, PASSAGES, SCROLL_PAGE, SPARSE, NodeStore
+from drag_core.store.base import DENSE, PASSAGES, SCROLL_PAGE, SPARSE, NodeStore
 
 __all__ = ["CONFIG_FILE", "SCHEMAS", "SEALED_KB", "EdgeStore"]
 
@@ -45,7 +46,10 @@ class EdgeStore(NodeStore):
     engine_label = "Qdrant Edge (embedded)"
 
     def __init__(
-        self, store: Path | None, collection: str = "drag_nodes", passage_storage: str = "float32"
+        self,
+        store: Path | None,
+        collection: str = "drag_nodes",
+        passage_storage: str = DEFAULT_PASSAGE_STORAGE,
     ) -> None:
         super().__init__(collection)
         self.passage_storage = passage_storage
@@ -179,28 +183,11 @@ def _sealable(folder: Path) -> bool:
 
 
 def _request(query: base.QueryVectors, request: base.Request) -> edge.QueryRequest:
-    if request.rrf_k is None:
-        (name,) = request.using
-        return edge.QueryRequest(
-            limit=request.limit,
-            query=_nearest(query, name),
-            filter=_filter(request.where),
-            params=_idf_params(request.idf),
-        )
-    prefetches = [
-        edge.Prefetch(
-            limit=request.depth,
-            query=_nearest(query, name),
-            filter=_filter(request.where),
-            params=_idf_params(request.idf if name == SPARSE else None),
-        )
-        for name in request.using
-    ]
     return edge.QueryRequest(
         limit=request.limit,
-        prefetches=prefetches,
-        query=edge.Fusion.Rrf(k=request.rrf_k, weights=list(request.weights) if request.weights else None),
-        with_payload=CANDIDATE_FIELDS,
+        query=_nearest(query, request.using),
+        filter=_filter(request.where),
+        params=_idf_params(request.idf),
     )
 
 
