@@ -344,6 +344,7 @@ def test_flat_is_judged_level_with_itself_at_every_budget(page_dataset: Path, pa
     for summary in report.summaries:  # flat top-k is a point of its own curve: no gain, interval [0, 0]
         if summary.spec.strategy == "flat":
             assert summary.means["gain_vs_flat"] == pytest.approx(0.0)
+            assert summary.means["gain_vs_flat_per_query"] == pytest.approx(0.0)
             assert summary.intervals["gain_vs_flat"] == (pytest.approx(0.0), pytest.approx(0.0))
             assert summary.means["flat_recall_at_pages"] == pytest.approx(summary.means["right_sized_recall"])
     # BM25 returns one page, the right one: flat top-1 finds the same, q1 0.5 (one relevant page missing), q2 1
@@ -355,9 +356,13 @@ def test_flat_is_judged_level_with_itself_at_every_budget(page_dataset: Path, pa
     data = report.to_json()
     assert data["flat_curve"]["depth"] == FLAT_DEPTH and data["flat_curve"]["doc_hit@5"] == 1.0
     for label in by_label:
-        assert {"gain_vs_flat", "doc_hit", "flat_doc_hit", "flat_recall_at_pages"} <= set(
-            data["strategies"][label]
-        )
+        assert {
+            "gain_vs_flat",
+            "doc_hit",
+            "flat_doc_hit",
+            "flat_recall_at_pages",
+            "gain_vs_flat_per_query",
+        } <= set(data["strategies"][label])
         assert len(data["strategies"][label]["ci95"]["gain_vs_flat"]) == 2
 
 
@@ -376,6 +381,22 @@ def test_gain_interpolates_each_query_between_its_floor_and_ceiling() -> None:
     assert verdict.interval == (pytest.approx(0.0), pytest.approx(0.5))
     assert verdict.flat_doc_hit == 0.5
     assert judge({"a": None}, 2.0, flat).gain is None
+
+
+def test_one_page_more_on_one_question_is_judged_at_that_questions_budget() -> None:
+    """SciFact's case (docs/evaluation.md): a run recalls what flat top-5 recalls on every question and returns a
+    sixth page on one, whose recall is already whole. At the mean budget (5.5 pages here) flat is credited half
+    of its sixth page on the other question too; at each question's own pages the run is level with flat."""
+    flat = FlatCurve()
+    flat.recall = {
+        "whole": [0.0] + [1.0] * FLAT_DEPTH,
+        "sixth": [0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 1.0] + [1.0] * (FLAT_DEPTH - 6),
+    }
+    flat.doc_hit = {"whole": 1.0, "sixth": 1.0}
+    verdict = judge({"whole": 1.0, "sixth": 0.5}, 5.5, flat, {"whole": 6.0, "sixth": 5.0})
+    assert verdict.gain == pytest.approx(-0.125)  # "sixth" against flat at 5.5 pages: 0.75
+    assert verdict.own_gain == pytest.approx(0.0) and verdict.own_interval == (pytest.approx(0.0),) * 2
+    assert judge({"whole": 1.0}, 5.5, flat).own_gain is None  # no pages per question given
 
 
 def test_the_pdf_engine_names_the_index_of_a_data_set_of_files(

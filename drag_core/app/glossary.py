@@ -91,6 +91,9 @@ METRICS: dict[str, str] = {
     "simply returning more or fewer of flat's best pages.",
     "flat_recall_at_pages": "Flat top-k's recall at this run's mean pages: the bar gain_vs_flat measures "
     "against.",
+    "gain_vs_flat_per_query": "Gain at each question's own budget: the run's recall minus flat top-k's with as "
+    "many pages as the run returned for that question. Unlike gain_vs_flat, one page more on a few questions "
+    "does not raise flat's bar on all the others.",
     "doc_hit": "Share of questions whose own document is among the files the run returned.",
     "flat_doc_hit": "The same share for flat top-5, for comparison.",
     "nonrelevant_discarded": "Share of the non-relevant candidates that the knee cuts dropped.",

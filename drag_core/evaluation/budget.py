@@ -5,7 +5,9 @@ A strategy that returns fewer pages should not be compared with flat top-5 but w
 ``gain_vs_flat`` is the run's right-sized recall minus flat's recall interpolated at the run's mean pages
 ``p``, paired per query: for every query, flat's recall is interpolated linearly between top-⌊p⌋ and top-⌈p⌉
 of that query's ranking (top-0 recalls nothing; beyond ``FLAT_DEPTH`` flat is read at ``FLAT_DEPTH``), and
-the per-query differences are averaged with a bootstrap 95 % interval.
+the per-query differences are averaged with a bootstrap 95 % interval. ``gain_vs_flat_per_query`` reads flat at
+each question's own pages instead: a run that returns one page more on a few questions (recall already whole
+there) is not charged for flat's next page on every other question, as the mean budget charges it.
 
 ``doc_hit`` is the share of questions whose own document (the data set's ``doc`` field, read for this
 diagnostic only; for passage sets the files holding a relevant passage) is among the files returned.
@@ -75,6 +77,8 @@ class BudgetJudgement:
     Attributes:
         gain: mean per-query right-sized recall minus flat's interpolated recall (None without data).
         interval: its bootstrap 95 % interval.
+        own_gain: the same with flat read at each question's own pages (None where they are not given).
+        own_interval: its bootstrap 95 % interval.
         flat_recall: flat's mean recall at the run's mean pages.
         flat_doc_hit: flat top-``FLAT_DOC_HIT_K``'s doc_hit on the same queries.
     """
@@ -83,18 +87,31 @@ class BudgetJudgement:
     interval: tuple[float, float] | None
     flat_recall: float | None
     flat_doc_hit: float | None
+    own_gain: float | None = None
+    own_interval: tuple[float, float] | None = None
 
 
-def judge(recalls: Mapping[str, float | None], pages: float | None, flat: FlatCurve) -> BudgetJudgement:
-    """Paired gain of a run's per-query right-sized recall over flat at the run's mean pages."""
+def judge(
+    recalls: Mapping[str, float | None],
+    pages: float | None,
+    flat: FlatCurve,
+    own_pages: Mapping[str, float | None] | None = None,
+) -> BudgetJudgement:
+    """Paired gain of a run's per-query right-sized recall over flat at the run's mean pages, and (given
+    ``own_pages``, each question's pages) over flat at each question's own pages."""
     ids = [q for q, r in recalls.items() if r is not None and q in flat.recall]
     if pages is None or not ids:
         return BudgetJudgement(None, None, None, None)
     baseline = {q: flat.at(q, pages) for q in ids}
     gains = [float(recalls[q]) - baseline[q] for q in ids]  # type: ignore[arg-type]
+    own = own_pages or {}
+    paired = [q for q in ids if own.get(q) is not None]
+    own_gains = [float(recalls[q]) - flat.at(q, float(own[q])) for q in paired]  # type: ignore[arg-type]
     return BudgetJudgement(
         mean(gains),
         bootstrap_interval(gains),
         mean(list(baseline.values())),
         mean([flat.doc_hit[q] for q in ids]),
+        mean(own_gains) if own_gains else None,
+        bootstrap_interval(own_gains) if own_gains else None,
     )

@@ -48,7 +48,14 @@ COLUMNS = (
 )
 #: What a reader compares first: recall at the run's own budget against flat's (the table's left columns).
 FIRST = ("right_sized_recall", "pages_returned", "gain_vs_flat", "doc_hit", "flat_doc_hit")
-WITH_INTERVAL = ("recall@5", "ndcg@10", "right_sized_recall", "pages_returned", "gain_vs_flat")
+WITH_INTERVAL = (
+    "recall@5",
+    "ndcg@10",
+    "right_sized_recall",
+    "pages_returned",
+    "gain_vs_flat",
+    "gain_vs_flat_per_query",
+)
 
 
 def cell(summary: Summary, metric: str, fmt: str, interval: bool = False) -> str:

@@ -71,8 +71,9 @@ METRICS = (
     "latency_ms",
     "doc_hit",
 )
-#: Judged against flat at the run's own mean pages (``budget.judge``), not per query.
-BUDGET_METRICS = ("gain_vs_flat", "flat_recall_at_pages", "flat_doc_hit")
+#: Judged against flat at the run's own mean pages (``budget.judge``), not per query; the last at each question's
+#: own pages.
+BUDGET_METRICS = ("gain_vs_flat", "flat_recall_at_pages", "flat_doc_hit", "gain_vs_flat_per_query")
 #: One number per run from the knee diagnostics (None where they do not apply): the share of final cuts the
 #: knee rule set, the mean distinct answer sizes over the slider, Spearman's ρ between pages returned and
 #: relevant pages, the oracle's recall at the run's mean pages and the share of its gap over flat captured.
@@ -354,13 +355,20 @@ def summarise(spec: RunSpec, outcomes: Sequence[Outcome], flat: FlatCurve | None
     means |= found.pop("means")
     if flat is not None:
         recalls = {o.query_id: o.values.get("right_sized_recall") for o in mine}
-        verdict = judge(recalls, means["pages_returned"], flat)
+        own_pages = {o.query_id: o.values.get("pages_returned") for o in mine}
+        verdict = judge(recalls, means["pages_returned"], flat, own_pages)
         means |= {
             "gain_vs_flat": verdict.gain,
             "flat_recall_at_pages": verdict.flat_recall,
             "flat_doc_hit": verdict.flat_doc_hit,
+            "gain_vs_flat_per_query": verdict.own_gain,
         }
-        intervals |= {"gain_vs_flat": verdict.interval, "flat_recall_at_pages": None, "flat_doc_hit": None}
+        intervals |= {
+            "gain_vs_flat": verdict.interval,
+            "flat_recall_at_pages": None,
+            "flat_doc_hit": None,
+            "gain_vs_flat_per_query": verdict.own_interval,
+        }
         if verdict.flat_recall is not None and means["right_sized_recall"] is not None:
             curves = {q: flat.recall[q] for q in recalls if q in flat.recall}
             oracle = diagnostics.oracle_recall(curves, float(means["pages_returned"] or 0.0))
