@@ -5,8 +5,9 @@ k = 60 by default.
 
 Weighted RRF, as Qdrant's ``Rrf(k, weights)`` weighs: each list's rank is divided by its weight, ``score(d) =
 Σ_r 1 / (k + rank_r(d) / w_r)``: a list of weight 2 counts its second item as the other list's first; weight 0
-leaves the list out. One knob, the dense list's share ``w`` of the fusion, gives the weights ``(2w, 2(1 − w))`` of
-(dense, BM25): ``w = 0.5`` is classic, equal-weight RRF, 1 the dense list alone, 0 BM25 alone.
+adds nothing (its points are still fused, at 0, as Qdrant keeps them). One knob, the dense list's share ``w`` of
+the fusion, gives the weights ``(2w, 2(1 − w))`` of (dense, BM25): ``w = 0.5`` is classic, equal-weight RRF, 1 the
+dense list alone, 0 BM25 alone.
 
 The store fuses the lists Qdrant returns with ``rrf`` (``store.base.fused_ranking``): it fetches each list once
 for the trace's ranks and scores, and a fusion inside the engine would scan every vector a second time.

@@ -49,10 +49,10 @@ __all__ = [
     "Where",
     "best_first",
     "candidates",
-    "of_document",
     "fused_lists",
     "fused_ranking",
     "list_weights",
+    "of_document",
     "ranking_requests",
 ]
 
