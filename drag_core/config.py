@@ -124,8 +124,8 @@ ENV_VARS: dict[str, str] = {
     "the server's, 1)",
     "DRAG_ON_DISK": "`1`: vectors and payload of a new collection on disk, not in RAM (server, cluster, local mode)",
     "DRAG_PASSAGE_STORAGE": "how a new collection stores the pages' passage vectors: `float16` (default: half the "
-    "bytes, the same results), `float32` or `int8` (float32 on disk and a scalar-quantized int8 copy held in RAM, which the scan "
-    'reads); measured in docs/benchmarks.md, "Passages at scale"',
+    "bytes, the same results), `float32` or `int8` (float32 on disk and a scalar-quantized int8 copy held in RAM, "
+    'which the scan reads); measured in docs/benchmarks.md, "Passages at scale"',
     "DRAG_COLLECTION": "collection name (default `drag_nodes`)",
     "DRAG_MODEL_DIR": "folder with the offline models (default `./models`, built by `python -m drag_core.models.setup`)",
     "DRAG_DENSE_MODEL": f"dense fastembed model (default `{DEFAULT_DENSE_MODEL}`, loaded offline from DRAG_MODEL_DIR; "

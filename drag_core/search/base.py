@@ -253,8 +253,8 @@ class SearchContext:
         names: Sequence[str],
         node_ids: Sequence[int] | None = None,
     ) -> list[Step]:
-        """Rank every scope in one batch of Qdrant lists (``NodeStore.rank``); one step per scope, of ``kind``, named ``names`` (and about
-        ``node_ids``, when given)."""
+        """Rank every scope from one batch of Qdrant lists (``NodeStore.rank``); one step per scope, of
+        ``kind``, named ``names`` (and about ``node_ids``, when given)."""
         fusing = any(len(scope.using) > 1 for scope in scopes)  # the weight of a fusion, if there is one
         weight = self.params.dense_weight if fusing else DEFAULT_DENSE_WEIGHT
         rankings, ms = self.store.rank(self.query, scopes, self.params.rrf_k, weight)

@@ -1,5 +1,6 @@
 """``branch``: top roots, then each parent against its own children in one fused ranking; descend into the
-children ranked above their parent, else keep the parent. All parents of a generation go in one batch of Qdrant lists."""
+children ranked above their parent, else keep the parent. All parents of a generation go in one batch of Qdrant
+lists."""
 
 from __future__ import annotations
 

@@ -416,24 +416,20 @@ class NodeStore(ABC):
     def get(self, ids: Iterable[int], with_text: bool = True) -> list[Node]:
         """Nodes by id, in the order asked (missing ids are skipped)."""
         wanted = list(dict.fromkeys(ids))
-        if not wanted:
-            return []
-        self.round_trips += 1
-        payloads = self._retrieve(wanted, True if with_text else LISTING_FIELDS)
-        by_id = {int(p["id"]): Node.from_payload(p) for p in payloads}
-        return [by_id[i] for i in wanted if i in by_id]
+        by_id = self._payloads_by_id(wanted, True if with_text else LISTING_FIELDS)
+        return [Node.from_payload(by_id[i]) for i in wanted if i in by_id]
 
     def count(self) -> int:
         self.round_trips += 1
         return self._count()
 
-    def _candidate_payloads(self, ids: Iterable[int]) -> dict[int, dict]:
-        """The candidate fields of these points, by id (one engine call; none for no ids)."""
+    def _payloads_by_id(self, ids: Iterable[int], fields: Fields) -> dict[int, dict]:
+        """The payloads of these points (missing ids skipped), by id: one engine call, none for no ids."""
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
         self.round_trips += 1
-        return {int(p["id"]): p for p in self._retrieve(wanted, CANDIDATE_FIELDS)}
+        return {int(p["id"]): p for p in self._retrieve(wanted, fields)}
 
     def _payloads(self, fields: Fields, where: Where | None = None) -> Iterator[dict]:
         for page in self._scroll(fields, where):
@@ -448,8 +444,8 @@ class NodeStore(ABC):
         rrf_k: int,
         dense_weight: float = DEFAULT_DENSE_WEIGHT,
     ) -> tuple[list[list[Candidate]], float]:
-        """Rank each scope by RRF of its lists (``dense_weight``: the dense list's share of the fusion), in ONE
-        engine call for all scopes.
+        """Rank each scope by RRF of its lists (``dense_weight``: the dense list's share of the fusion), from ONE
+        batch of lists for all scopes.
 
         The lists of ``ranking_requests`` go in the batch once each, however many scopes read them (the seed
         ranking of ``adaptive`` and the head of flat's share two), without payloads; a second call reads the
@@ -473,7 +469,7 @@ class NodeStore(ABC):
         fused = [
             fused_ranking(scope, own, rrf_k, dense_weight) for scope, own in zip(scopes, lists, strict=True)
         ]
-        payloads = self._candidate_payloads([hit.id for hits in fused for hit in hits])
+        payloads = self._payloads_by_id([hit.id for hits in fused for hit in hits], CANDIDATE_FIELDS)
         elapsed = (time.perf_counter() - started) * 1000
         rankings = [
             candidates(
